@@ -1,0 +1,1 @@
+"""The web designer: a FastAPI app (JSON API + static page). See eqattn/api/app.py."""

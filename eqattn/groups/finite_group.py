@@ -1,0 +1,265 @@
+"""A finite group materialised as elements 0..n-1 with a multiplication table (SPEC §0, §5.1).
+
+Element 0 is the identity. `table[a, b]` is the index of a*b. Groups are built by closing
+a set of generators (permutations or real matrices) under multiplication; for a
+permutation group, a*b is the map p -> a(b(p)) (functions compose right to left), so that
+permutation matrices form a homomorphism.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Callable, Hashable, Sequence
+
+import numpy as np
+
+from ..errors import InputError, LimitError
+
+MAX_ORDER = 500
+
+
+def _closure(
+    gens: Sequence[object],
+    identity: object,
+    mul: Callable[[object, object], object],
+    key: Callable[[object], Hashable],
+    field: str,
+    limit: int = MAX_ORDER,
+) -> tuple[list[object], dict[Hashable, int], np.ndarray, np.ndarray]:
+    """Breadth-first closure under right multiplication by generators.
+
+    Returns the elements, an index by key, and for each element its BFS parent and the
+    generator that reaches it (parent * gen = element).
+    """
+    elems = [identity]
+    index = {key(identity): 0}
+    parent = [-1]
+    via = [-1]
+    i = 0
+    while i < len(elems):
+        x = elems[i]
+        for gi, s in enumerate(gens):
+            y = mul(x, s)
+            k = key(y)
+            if k not in index:
+                if len(elems) >= limit:
+                    raise LimitError(
+                        field, f"the group has more than {limit} elements; the limit is order {limit}"
+                    )
+                index[k] = len(elems)
+                elems.append(y)
+                parent.append(i)
+                via.append(gi)
+        i += 1
+    return elems, index, np.array(parent), np.array(via)
+
+
+@dataclass(frozen=True, eq=False)
+class FiniteGroup:
+    """A finite group as a multiplication table; hashable by identity (build once, cache)."""
+
+    name: str
+    table: np.ndarray  # (n, n) int
+    generators: tuple[int, ...]
+    parent: np.ndarray  # BFS parent of each element (identity: -1)
+    via: np.ndarray  # generator position used to reach each element
+    perms: np.ndarray | None = None  # (n, degree): permutation images, if a permutation group
+    matrices: np.ndarray | None = None  # (n, k, k): real orthogonal matrices, if a matrix group
+    family: str = "custom"  # catalog family (labels), e.g. "cyclic", "point"
+    params: tuple[int, ...] = ()
+
+    # ----- construction -------------------------------------------------------------
+    @staticmethod
+    def from_closure(
+        name: str,
+        gens: Sequence[object],
+        identity: object,
+        mul: Callable[[object, object], object],
+        key: Callable[[object], Hashable],
+        field: str = "group",
+        **kw: object,
+    ) -> tuple["FiniteGroup", list[object]]:
+        elems, index, parent, via = _closure(gens, identity, mul, key, field)
+        n = len(elems)
+        gen_idx = [index[key(s)] for s in gens]
+        # left multiplication by each generator: L_s[y] = index(s*y)
+        left = np.array([[index[key(mul(s, y))] for y in elems] for s in gens], dtype=np.int64).reshape(len(gens), n)
+        table = np.empty((n, n), dtype=np.int64)
+        table[0] = np.arange(n)
+        for x in range(1, n):
+            # x = parent * s  =>  x*y = parent * (s*y)
+            table[x] = table[parent[x]][left[via[x]]]
+        g = FiniteGroup(name=name, table=table, generators=tuple(gen_idx), parent=parent, via=via, **kw)  # type: ignore[arg-type]
+        return g, elems
+
+    @staticmethod
+    def from_permutations(name: str, perms: Sequence[Sequence[int]], degree: int | None = None, **kw: object) -> "FiniteGroup":
+        """Permutations given as image tuples on 0..m-1."""
+        m = degree if degree is not None else max((len(p) for p in perms), default=1)
+        arrs = [np.array(list(p) + list(range(len(p), m)), dtype=np.int64) for p in perms] or [np.arange(m)]
+        g, elems = FiniteGroup.from_closure(
+            name, arrs, np.arange(m), lambda a, b: a[b], lambda a: a.tobytes(), **kw
+        )
+        object.__setattr__(g, "perms", np.array(elems))
+        return g
+
+    @staticmethod
+    def from_matrices(name: str, mats: Sequence[np.ndarray], **kw: object) -> "FiniteGroup":
+        """Real orthogonal matrix generators; closure with entries rounded to 1e-6 as keys."""
+        arrs = [np.asarray(m, dtype=float) for m in mats]
+        k = arrs[0].shape[0]
+
+        def key(a: np.ndarray) -> bytes:
+            return (np.round(a, 6) + 0.0).tobytes()
+
+        g, elems = FiniteGroup.from_closure(name, arrs, np.eye(k), lambda a, b: a @ b, key, **kw)
+        object.__setattr__(g, "matrices", np.array(elems))
+        return g
+
+    @staticmethod
+    def from_table(name: str, table: np.ndarray, generators: Sequence[int], **kw: object) -> "FiniteGroup":
+        """From a multiplication table whose element 0 is the identity; re-indexed in BFS order."""
+        t = np.asarray(table)
+        g, elems = FiniteGroup.from_closure(
+            name, list(generators), 0, lambda a, b: int(t[a, b]), lambda a: a, **kw
+        )
+        object.__setattr__(g, "_relabel", np.array(elems))
+        return g
+
+    # ----- basic data -----------------------------------------------------------------
+    @property
+    def order(self) -> int:
+        return int(self.table.shape[0])
+
+    def __repr__(self) -> str:
+        return f"FiniteGroup({self.name!r}, order={self.order})"
+
+    @cached_property
+    def inv(self) -> np.ndarray:
+        n = self.order
+        rows, cols = np.nonzero(self.table == 0)
+        inv = np.empty(n, dtype=np.int64)
+        inv[rows] = cols
+        return inv
+
+    @cached_property
+    def element_orders(self) -> np.ndarray:
+        n = self.order
+        orders = np.zeros(n, dtype=np.int64)
+        cur = np.arange(n)
+        ar = np.arange(n)
+        for k in range(1, n + 1):
+            hit = (cur == 0) & (orders == 0)
+            orders[hit] = k
+            if orders.all():
+                break
+            cur = self.table[cur, ar]
+        return orders
+
+    def power(self, g: int, k: int) -> int:
+        r = 0
+        for _ in range(k % int(self.element_orders[g])):
+            r = int(self.table[r, g])
+        return r
+
+    @cached_property
+    def is_abelian(self) -> bool:
+        return bool((self.table == self.table.T).all())
+
+    @cached_property
+    def conj_table(self) -> np.ndarray:
+        """conj_table[x, g] = x g x^-1."""
+        t = self.table
+        return t[t, self.inv[:, None]]
+
+    @cached_property
+    def conjugacy_classes(self) -> tuple[np.ndarray, ...]:
+        """Classes ordered by (element order, size, smallest element); the identity's first."""
+        n = self.order
+        seen = np.zeros(n, dtype=bool)
+        classes = []
+        ct = self.conj_table
+        for g in range(n):
+            if not seen[g]:
+                c = np.unique(ct[:, g])
+                seen[c] = True
+                classes.append(c)
+        orders = self.element_orders
+        classes.sort(key=lambda c: (int(orders[c[0]]), len(c), int(c[0])))
+        return tuple(classes)
+
+    @cached_property
+    def class_of(self) -> np.ndarray:
+        cl = np.empty(self.order, dtype=np.int64)
+        for i, c in enumerate(self.conjugacy_classes):
+            cl[c] = i
+        return cl
+
+    # ----- subsets -----------------------------------------------------------------------
+    def generate(self, gens: Sequence[int]) -> np.ndarray:
+        """Sorted elements of the subgroup generated by `gens`."""
+        n = self.order
+        mask = np.zeros(n, dtype=bool)
+        mask[0] = True
+        gens_a = np.array(sorted(set(int(g) for g in gens) - {0}), dtype=np.int64)
+        if gens_a.size == 0:
+            return np.array([0])
+        frontier = np.array([0])
+        while frontier.size:
+            new = self.table[frontier[:, None], gens_a[None, :]].ravel()
+            new = np.unique(new[~mask[new]])
+            mask[new] = True
+            frontier = new
+        return np.nonzero(mask)[0]
+
+    def conjugate_set(self, x: int, elems: np.ndarray) -> np.ndarray:
+        """Sorted x S x^-1."""
+        return np.sort(self.conj_table[x, elems])
+
+    def double_cosets(self, left: np.ndarray, right: np.ndarray) -> list[int]:
+        """Representatives (smallest index) of the double cosets left \\ G / right."""
+        n = self.order
+        seen = np.zeros(n, dtype=bool)
+        reps = []
+        t = self.table
+        for g in range(n):
+            if not seen[g]:
+                kg = t[left, g]
+                dc = t[kg[:, None], right[None, :]].ravel()
+                seen[dc] = True
+                reps.append(g)
+        return reps
+
+    def left_transversal(self, sub: np.ndarray) -> list[int]:
+        """Representatives a (smallest index) of the left cosets a*sub."""
+        n = self.order
+        seen = np.zeros(n, dtype=bool)
+        reps = []
+        for g in range(n):
+            if not seen[g]:
+                seen[self.table[g, sub]] = True
+                reps.append(g)
+        return reps
+
+    def word(self, g: int) -> list[int]:
+        """Generator positions w with g = gens[w0] * gens[w1] * ..."""
+        w = []
+        while g != 0:
+            w.append(int(self.via[g]))
+            g = int(self.parent[g])
+        return w[::-1]
+
+    # ----- subgroup lattice (built lazily, cached) ------------------------------------
+    @cached_property
+    def lattice(self) -> "SubgroupLattice":
+        from .subgroups import SubgroupLattice
+
+        return SubgroupLattice.build(self)
+
+    @property
+    def subgroup_classes(self) -> tuple["SubgroupClass", ...]:
+        return self.lattice.classes
+
+
+from .subgroups import SubgroupClass, SubgroupLattice  # noqa: E402  (type names for hints)

@@ -1,0 +1,212 @@
+"""Representations as multiplicities over a subgroup's real irreps; the one text notation
+`2xA1 + E1` (parse_rep / format_rep), presets, and the operations of SPEC §0:
+restriction, induction, conjugation, min, <=, dim Hom."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING, Iterable
+
+import numpy as np
+
+from ..errors import InputError
+from .irreps import IrrepSet, irreps_of
+
+if TYPE_CHECKING:
+    from ..groups import FiniteGroup, SubgroupClass
+
+PRESETS = ("trivial", "regular", "vector", "perm:<subgroup>")
+_TERM = re.compile(r"^\s*(?:(\d+)\s*x\s*)?(\S.*?)\s*$")
+
+
+@dataclass(frozen=True)
+class Rep:
+    """A real representation of the subgroup class representative `sub.elements`."""
+
+    sub: "SubgroupClass"
+    mults: tuple[int, ...]
+
+    @property
+    def irreps(self) -> IrrepSet:
+        return irreps_of(self.sub)
+
+    @cached_property
+    def dim(self) -> int:
+        return int(np.dot(self.mults, self.irreps.dims))
+
+    @property
+    def character(self) -> np.ndarray:
+        """Length-|G| array, zero outside K."""
+        return np.asarray(self.mults, dtype=float) @ self.irreps.chars
+
+    def __str__(self) -> str:
+        return format_rep(self)
+
+    def __add__(self, other: "Rep") -> "Rep":
+        self._same(other)
+        return Rep(self.sub, tuple(a + b for a, b in zip(self.mults, other.mults)))
+
+    def __le__(self, other: "Rep") -> bool:
+        self._same(other)
+        return all(a <= b for a, b in zip(self.mults, other.mults))
+
+    def min(self, other: "Rep") -> "Rep":
+        self._same(other)
+        return Rep(self.sub, tuple(min(a, b) for a, b in zip(self.mults, other.mults)))
+
+    def _same(self, other: "Rep") -> None:
+        if other.sub is not self.sub:
+            raise ValueError("representations of different subgroups")
+
+    def is_zero(self) -> bool:
+        return not any(self.mults)
+
+    def hom_dim(self, other: "Rep") -> int:
+        """dim Hom_K(self, other) = sum m m' e."""
+        self._same(other)
+        return int(np.sum(np.array(self.mults) * np.array(other.mults) * self.irreps.es))
+
+    def restrict(self, target: "SubgroupClass") -> "Rep":
+        """Restriction to the representative of `target` (which must lie in this one)."""
+        if not self.sub.mask[target.elements].all():
+            raise ValueError(f"{target.name} is not contained in {self.sub.name}")
+        return decompose(target, self.character)
+
+    def matrices(self) -> np.ndarray:
+        """(|K|, dim, dim) block-diagonal orthogonal matrices, in the order of sub.elements."""
+        return block_matrices(self.irreps, self.mults)
+
+    def to_json(self) -> str:
+        return format_rep(self)
+
+
+def block_matrices(irr: IrrepSet, mults: Iterable[int]) -> np.ndarray:
+    mults = list(mults)
+    m = irr.sub.order
+    dim = int(np.dot(mults, irr.dims))
+    out = np.zeros((m, dim, dim))
+    pos = 0
+    for i, k in enumerate(mults):
+        d = int(irr.dims[i])
+        for _ in range(k):
+            out[:, pos : pos + d, pos : pos + d] = irr.matrices[i]
+            pos += d
+    return out
+
+
+def zero(sub: "SubgroupClass") -> Rep:
+    return Rep(sub, (0,) * len(irreps_of(sub)))
+
+
+def decompose(sub: "SubgroupClass", character: np.ndarray, field: str = "rep") -> Rep:
+    """Multiplicities m_s = <chi, chi_s>_K / e_s of a character (array over G) on K."""
+    irr = irreps_of(sub)
+    K = sub.elements
+    raw = (irr.chars[:, K] @ np.real(character[K])) / (sub.order * irr.es)
+    m = np.round(raw)
+    if not np.allclose(raw, m, atol=1e-6) or (m < 0).any():
+        raise InputError(field, f"not a representation of {sub.name} (multiplicities {np.round(raw, 4).tolist()})")
+    return Rep(sub, tuple(int(x) for x in m))
+
+
+def induce_character(G: "FiniteGroup", chi: np.ndarray, L: np.ndarray, K: np.ndarray) -> np.ndarray:
+    """Ind_L^K chi (SPEC §0): chi'(g) = (1/|L|) sum_{x in K} chi(x^-1 g x), chi zero outside L."""
+    conj = G.conj_table[G.inv[K]][:, K]  # [x, g] = x^-1 g x
+    out = np.zeros(G.order)
+    out[K] = chi[conj].sum(axis=0) / L.size
+    return out
+
+
+def conjugate_character(G: "FiniteGroup", chi: np.ndarray, a: int) -> np.ndarray:
+    """chi^a(k) = chi(a k a^-1): the character of U^a on a^-1 L a (SPEC §0)."""
+    return chi[G.conj_table[a]]
+
+
+def preset_character(sub: "SubgroupClass", name: str, field: str = "rep") -> np.ndarray:
+    G = sub.group
+    K = sub.elements
+    out = np.zeros(G.order)
+    low = name.strip()
+    if low == "trivial":
+        out[K] = 1.0
+    elif low == "regular":
+        out[0] = sub.order
+    elif low == "vector":
+        if G.matrices is None:
+            raise InputError(field, f"the preset 'vector' needs a matrix group; {G.name} is not one")
+        out[K] = np.einsum("gii->g", G.matrices[K])
+    elif low.startswith("perm:"):
+        if sub.order != G.order:
+            raise InputError(field, "perm:<subgroup> is available for representations of G itself")
+        L = G.lattice.resolve(low[5:].strip(), field=field)
+        lm = L.mask
+        # number of cosets xL fixed by g = #{x : x^-1 g x in L} / |L|
+        conj = G.conj_table[G.inv]  # [x, g] = x^-1 g x
+        out = lm[conj].sum(axis=0) / L.order
+    else:
+        raise KeyError(name)
+    return out
+
+
+def parse_rep(text: str, sub: "SubgroupClass", field: str = "rep") -> Rep:
+    """Parse `2xA1 + E1` (labels of sub's irreps; presets trivial, regular, vector, perm:K)."""
+    irr = irreps_of(sub)
+    if not isinstance(text, str) or not text.strip():
+        raise InputError(field, f"empty representation; write e.g. '2x{irr.labels[-1]} + {irr.labels[0]}' or '0'")
+    mults = np.zeros(len(irr), dtype=np.int64)
+    if text.strip() == "0":
+        return Rep(sub, tuple(int(x) for x in mults))
+    for term in _split_terms(text):
+        if re.match(r"^\s*-", term):
+            raise InputError(field, f"negative multiplicity in {term.strip()!r}: multiplicities are whole numbers >= 0")
+        m = _TERM.match(term)
+        if not m or not term.strip():
+            raise InputError(field, f"cannot read {term.strip()!r}: write terms like '2xA1', joined by '+'")
+        k = int(m.group(1)) if m.group(1) else 1
+        lab = m.group(2)
+        idx = _lookup(irr, lab)
+        if idx is not None:
+            mults[idx] += k
+            continue
+        try:
+            chi = preset_character(sub, lab, field)
+        except KeyError:
+            raise InputError(
+                field,
+                f"unknown irrep {lab!r} of {sub.name}; irreps: {', '.join(irr.labels)}; presets: {', '.join(PRESETS)}",
+            ) from None
+        mults += k * np.array(decompose(sub, chi, field).mults)
+    return Rep(sub, tuple(int(x) for x in mults))
+
+
+def _split_terms(text: str) -> list[str]:
+    terms, depth, cur = [], 0, ""
+    for ch in text:
+        if ch in "[(":
+            depth += 1
+        elif ch in "])":
+            depth -= 1
+        if ch == "+" and depth == 0:
+            terms.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    terms.append(cur)
+    return terms
+
+
+def _lookup(irr: IrrepSet, lab: str) -> int | None:
+    lab = lab.replace(" ", "")
+    if lab in irr.labels:
+        return irr.labels.index(lab)
+    low = [i for i, l in enumerate(irr.labels) if l.lower() == lab.lower()]
+    return low[0] if len(low) == 1 else None
+
+
+def format_rep(rep: Rep) -> str:
+    """The one text notation: `2xA1 + E1`, irreps in display order; `0` for the zero rep."""
+    labels = rep.irreps.labels
+    terms = [(lab if k == 1 else f"{k}x{lab}") for lab, k in zip(labels, rep.mults) if k]
+    return " + ".join(terms) if terms else "0"
