@@ -4,3 +4,8 @@ from .finite_group import MAX_ORDER, FiniteGroup
 from .subgroups import SubgroupClass, SubgroupLattice
 
 __all__ = ["FiniteGroup", "SubgroupClass", "SubgroupLattice", "MAX_ORDER"]
+
+from .catalog import catalog_entries, catalog_help, get_group  # noqa: E402
+from .pointgroups import point_group  # noqa: E402
+
+__all__ += ["catalog_entries", "catalog_help", "get_group", "point_group"]

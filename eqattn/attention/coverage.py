@@ -1,0 +1,288 @@
+"""The coverage criterion (SPEC §4.5): a design covers a clustering iff every scenario
+(one option per orbit) has an assignment of distinct design orbits, each through a double
+coset, to the scenario's demands — one per orbit with a != 0 and D != 0, plus the zero
+pool — such that every assigned orbit hosts its demand and supplies sum to at least D."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from itertools import combinations_with_replacement, product
+
+import numpy as np
+
+from ..errors import LimitError
+from ..reps import Rep, zero
+from .clusterings import Clustering, clusterings
+from .design import Design
+from .hosting import hosting
+from .options import Option, option_table
+from .problem import Problem
+
+MAX_SCENARIOS_PER_CLUSTERING = 20000
+MAX_SCENARIOS_TOTAL = 200000
+SEARCH_BUDGET = 200000
+
+
+@dataclass(frozen=True)
+class Demand:
+    """A demand of a scenario: an option (K̄_0, P, D) of one orbit, or the zero pool."""
+
+    kbar: int
+    P: Rep
+    D: Rep
+    orbits: tuple[int, ...]  # positions in the clustering's expanded orbit list
+    pool: bool
+
+    def value(self) -> tuple:
+        return (self.pool, self.kbar, self.P.mults, self.D.mults)
+
+
+@dataclass(frozen=True)
+class Host:
+    design_orbit: int
+    a: int
+    supply: Rep
+
+
+@dataclass(frozen=True)
+class Assignment:
+    demand: Demand
+    hosts: tuple[Host, ...]
+
+
+@dataclass(frozen=True)
+class ScenarioResult:
+    options: tuple[Option, ...]  # one per orbit of the expanded clustering
+    demands: tuple[Demand, ...]
+    assignments: tuple[Assignment, ...] | None  # None: no assignment exists
+    shortfall: tuple[tuple[Demand, Rep], ...] = ()  # best attempt's missing irreps
+
+    @property
+    def ok(self) -> bool:
+        return self.assignments is not None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    clustering: Clustering
+    covered: bool
+    witnesses: tuple[ScenarioResult, ...]
+    counterexample: ScenarioResult | None
+
+
+def scenario_count(problem: Problem, c: Clustering) -> int:
+    table = option_table(problem)
+    return math.prod(math.comb(len(table.options(o)) + k - 1, k) for o, k in c.orbits)
+
+
+def scenarios(problem: Problem, c: Clustering):  # noqa: ANN201 - generator of tuples of Option
+    """Scenarios as multisets: identical orbits take non-decreasing option indices."""
+    table = option_table(problem)
+    per_type = [list(combinations_with_replacement(table.options(o), k)) for o, k in c.orbits]
+    for combo in product(*per_type):
+        yield tuple(opt for group in combo for opt in group)
+
+
+def demands_of(problem: Problem, options: tuple[Option, ...]) -> tuple[Demand, ...]:
+    G = problem.group
+    top = G.subgroup_classes[-1]
+    out = []
+    pool = np.zeros(len(problem.V.mults), dtype=np.int64)
+    pool_orbits = []
+    for j, o in enumerate(options):
+        if o.zero:
+            pool += np.array(o.D.mults)
+            pool_orbits.append(j)
+        elif not o.D.is_zero():
+            out.append(Demand(o.kbar, o.P, o.D, (j,), False))
+    if pool.any():
+        D0 = Rep(top, tuple(int(x) for x in np.minimum(pool, problem.V.mults)))
+        out.append(Demand(top.id, zero(top), D0, tuple(pool_orbits), True))
+    return tuple(out)
+
+
+class _Search:
+    """Assignment search over design orbit types (identical orbits interchangeable)."""
+
+    def __init__(self, problem: Problem, design: Design) -> None:
+        self.problem = problem
+        self.h = hosting(problem)
+        types: dict[tuple, list[int]] = {}
+        for i, o in enumerate(design.orbits):
+            types.setdefault(o.key(), []).append(i)
+        self.type_keys = list(types)
+        self.instances = [types[k] for k in self.type_keys]
+        self.type_orbit = [design.orbits[v[0]] for v in self.instances]
+        self.counts = [len(v) for v in self.instances]
+        self.memo: dict[tuple, tuple | None] = {}
+
+    def candidates(self, d: Demand) -> list[tuple[int, int, np.ndarray]]:
+        out = []
+        for t, o in enumerate(self.type_orbit):
+            for a, S in self.h.hosts(o.sub.id, o.W, d.kbar, d.P):
+                s = np.array(S.mults)
+                if (s[np.array(d.D.mults) > 0] > 0).any():
+                    out.append((t, a, s))
+        return out
+
+    def solve(self, demands: tuple[Demand, ...]) -> tuple | None:
+        key = tuple(sorted(d.value() for d in demands))
+        if key in self.memo:
+            return self.memo[key]
+        res = self._solve(demands)
+        self.memo[key] = res
+        return res
+
+    def _solve(self, demands: tuple[Demand, ...]) -> tuple | None:
+        cands = [self.candidates(d) for d in demands]
+        order = sorted(range(len(demands)), key=lambda j: len(cands[j]))
+        avail = list(self.counts)
+        chosen: list[list[tuple[int, int, np.ndarray]]] = [[] for _ in demands]
+        failed: set = set()
+        budget = [SEARCH_BUDGET]
+
+        def dfs(pos: int) -> bool:
+            if pos == len(order):
+                return True
+            j = order[pos]
+            return cover(pos, j, 0, np.array(demands[j].D.mults))
+
+        def cover(pos: int, j: int, start: int, deficit: np.ndarray) -> bool:
+            if (deficit <= 0).all():
+                return dfs(pos + 1)
+            key = (pos, start, tuple(deficit), tuple(avail))
+            if key in failed:
+                return False
+            budget[0] -= 1
+            if budget[0] < 0:
+                raise LimitError("orbits", f"the assignment search exceeded {SEARCH_BUDGET} steps")
+            # bound: everything still available cannot close the deficit
+            need = deficit > 0
+            total = np.zeros_like(deficit)
+            best_by_type: dict[int, np.ndarray] = {}
+            for t, a, s in cands[j][start:]:
+                if avail[t]:
+                    best_by_type[t] = np.maximum(best_by_type.get(t, 0), s)
+            for t, s in best_by_type.items():
+                total = total + avail[t] * s
+            if (total[need] < deficit[need]).any():
+                failed.add(key)
+                return False
+            for ci in range(start, len(cands[j])):
+                t, a, s = cands[j][ci]
+                if not avail[t] or not (s[need] > 0).any():
+                    continue
+                avail[t] -= 1
+                chosen[j].append((t, a, s))
+                if cover(pos, j, ci, deficit - s):
+                    return True
+                chosen[j].pop()
+                avail[t] += 1
+            failed.add(key)
+            return False
+
+        if not dfs(0):
+            return None
+        return tuple(tuple((t, a) for t, a, _ in chosen[j]) for j in range(len(demands)))
+
+    def best_attempt(self, demands: tuple[Demand, ...]) -> list[np.ndarray]:
+        """Per demand, the missing multiplicities in an assignment of least total shortfall
+        (weighted by irrep dimension), found by bounded branch and bound."""
+        cands = [self.candidates(d) for d in demands]
+        dims = [d.D.irreps.dims for d in demands]
+        avail = list(self.counts)
+        best: list = [math.inf, None]
+        budget = [20000]
+        missing: list[np.ndarray] = [np.zeros(0)] * len(demands)
+
+        def rec(j: int, start: int, deficit: np.ndarray, acc: float) -> None:
+            budget[0] -= 1
+            if budget[0] < 0 or acc >= best[0]:
+                return
+            if j == len(demands):
+                best[0] = acc
+                best[1] = list(missing)
+                return
+            if (deficit <= 0).all():
+                missing[j] = np.zeros_like(deficit)
+                nxt = j + 1
+                rec(nxt, 0, np.array(demands[nxt].D.mults) if nxt < len(demands) else deficit, acc)
+                return
+            need = deficit > 0
+            for ci in range(start, len(cands[j])):
+                t, a, s = cands[j][ci]
+                if avail[t] and (s[need] > 0).any():
+                    avail[t] -= 1
+                    rec(j, ci, deficit - s, acc)
+                    avail[t] += 1
+            # stop serving demand j here
+            short = np.maximum(deficit, 0)
+            missing[j] = short
+            nxt = j + 1
+            rec(nxt, 0, np.array(demands[nxt].D.mults) if nxt < len(demands) else deficit, acc + float(np.dot(short, dims[j])))
+
+        if demands:
+            rec(0, 0, np.array(demands[0].D.mults), 0.0)
+        if best[1] is None:
+            return [np.array(d.D.mults) for d in demands]
+        return best[1]
+
+    def instantiate(self, demands: tuple[Demand, ...], plan: tuple) -> tuple[Assignment, ...]:
+        used = [0] * len(self.instances)
+        out = []
+        for d, picks in zip(demands, plan):
+            hosts = []
+            for t, a in picks:
+                inst = self.instances[t][used[t]]
+                used[t] += 1
+                o = self.type_orbit[t]
+                hosts.append(Host(inst, a, self.h.supply(o.sub.id, o.W, d.kbar)[a]))
+            out.append(Assignment(d, tuple(hosts)))
+        return tuple(out)
+
+
+def check_scenario(problem: Problem, design: Design, options: tuple[Option, ...], search: _Search | None = None) -> ScenarioResult:
+    search = search or _Search(problem, design)
+    demands = demands_of(problem, options)
+    plan = search.solve(demands)
+    if plan is not None:
+        return ScenarioResult(options, demands, search.instantiate(demands, plan))
+    missing = search.best_attempt(demands)
+    short = tuple(
+        (d, Rep(d.D.sub, tuple(int(x) for x in m))) for d, m in zip(demands, missing) if (np.asarray(m) > 0).any()
+    )
+    return ScenarioResult(options, demands, None, short)
+
+
+def check_clustering(problem: Problem, design: Design, c: Clustering, search: _Search | None = None) -> Verdict:
+    search = search or _Search(problem, design)
+    n = scenario_count(problem, c)
+    if n > MAX_SCENARIOS_PER_CLUSTERING:
+        raise LimitError(
+            "heads", f"clustering {c.id} has {n} scenarios; at most {MAX_SCENARIOS_PER_CLUSTERING} are checked"
+        )
+    witnesses = []
+    for opts in scenarios(problem, c):
+        r = check_scenario(problem, design, opts, search)
+        if not r.ok:
+            return Verdict(c, False, (), r)
+        witnesses.append(r)
+    return Verdict(c, True, tuple(witnesses), None)
+
+
+def estimate_scenarios(problem: Problem) -> int:
+    return sum(scenario_count(problem, c) for c in clusterings(problem))
+
+
+def check_coverage(problem: Problem, design: Design) -> tuple[Verdict, ...]:
+    """A verdict per clustering, with witnesses or a counterexample (SPEC §4.5)."""
+    total = estimate_scenarios(problem)
+    if total > MAX_SCENARIOS_TOTAL:
+        raise LimitError(
+            "heads",
+            f"this problem has about {total} scenarios over {len(clusterings(problem))} clusterings; "
+            f"at most {MAX_SCENARIOS_TOTAL} are checked interactively",
+        )
+    search = _Search(problem, design)
+    return tuple(check_clustering(problem, design, c, search) for c in clusterings(problem))

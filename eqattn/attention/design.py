@@ -1,0 +1,103 @@
+"""Equivariant designs: lists of orbits (K, W) and their parameter counts (SPEC §3)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from ..errors import InputError, LimitError
+from ..groups import SubgroupClass
+from ..reps import Rep, parse_rep
+from .problem import Problem
+
+MAX_DESIGN_ORBITS = 64
+
+
+@dataclass(frozen=True)
+class DesignOrbit:
+    """[G:K] heads of dimension dim W, one per coset (SPEC §3)."""
+
+    sub: SubgroupClass
+    W: Rep
+
+    @property
+    def heads(self) -> int:
+        return self.sub.index
+
+    @property
+    def head_dim(self) -> int:
+        return self.W.dim
+
+    def params(self, problem: Problem) -> int:
+        """4 dim Hom_K(V, W) = 4 sum_t m_t(V|K) m_t(W) e_t."""
+        return 4 * problem.restrict(self.sub).hom_dim(self.W)
+
+    def key(self) -> tuple[int, tuple[int, ...]]:
+        return (self.sub.id, self.W.mults)
+
+
+@dataclass(frozen=True)
+class Design:
+    problem: Problem
+    orbits: tuple[DesignOrbit, ...]
+
+    @staticmethod
+    def create(problem: Problem, orbits: Sequence[tuple[str | int, str]]) -> "Design":
+        """Orbits given as (subgroup id or name, rep text over that subgroup's irreps)."""
+        if len(orbits) > MAX_DESIGN_ORBITS:
+            raise LimitError("orbits", f"at most {MAX_DESIGN_ORBITS} orbits, got {len(orbits)}")
+        out = []
+        for i, item in enumerate(orbits):
+            try:
+                ref, text = item
+            except (TypeError, ValueError):
+                raise InputError(f"orbits[{i}]", "each orbit is a pair (subgroup, rep), e.g. C2:B") from None
+            sub = problem.group.lattice.resolve(ref, field=f"orbits[{i}].subgroup")
+            W = parse_rep(str(text), sub, field=f"orbits[{i}].rep")
+            out.append(DesignOrbit(sub, W))
+        return Design(problem, tuple(out))
+
+    @staticmethod
+    def parse_specs(problem: Problem, specs: Sequence[str]) -> "Design":
+        """From CLI strings `K:W` (e.g. `C2.1:B`, `0:2xA`)."""
+        pairs = []
+        for i, s in enumerate(specs):
+            if ":" not in s:
+                raise InputError(f"orbits[{i}]", f"{s!r}: write SUBGROUP:REP, e.g. C2:B or 0:2xA")
+            ref, text = s.split(":", 1)
+            # perm:<subgroup> presets contain a colon too; the subgroup never does
+            pairs.append((ref.strip(), text.strip()))
+        return Design.create(problem, pairs)
+
+    @staticmethod
+    def regular(problem: Problem) -> "Design":
+        """H copies of the regular orbit (C1, d x trivial): P = P_vanilla (SPEC §3)."""
+        triv = problem.group.subgroup_classes[0]
+        W = Rep(triv, (problem.head_dim,))
+        return Design(problem, tuple(DesignOrbit(triv, W) for _ in range(problem.heads)))
+
+    @property
+    def params(self) -> int:
+        return sum(o.params(self.problem) for o in self.orbits)
+
+    @property
+    def heads(self) -> int:
+        return sum(o.heads for o in self.orbits)
+
+    def to_json(self) -> dict:
+        return {
+            "params": self.params,
+            "heads": self.heads,
+            "orbits": [
+                {
+                    "subgroup": o.sub.id,
+                    "name": o.sub.name,
+                    "order": o.sub.order,
+                    "rep": str(o.W),
+                    "heads": o.heads,
+                    "head_dim": o.head_dim,
+                    "params": o.params(self.problem),
+                }
+                for o in self.orbits
+            ],
+        }

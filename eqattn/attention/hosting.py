@@ -1,0 +1,76 @@
+"""Hosting and supply (SPEC §4.4): design orbit (K', W) hosts an option (K̄_0, P, D)
+through a in G when L = a K' a^-1 <= K̄_0 and P^a <= W as K'-reps; it then supplies
+S = Ind_L^{K̄_0}(W^{a^-1}). One a per double coset K̄_0 a K' (smallest element)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..reps import Rep, conjugate_character, decompose, induce_character
+from .problem import Problem
+
+
+class Hosting:
+    def __init__(self, problem: Problem) -> None:
+        self.problem = problem
+        self.G = problem.group
+        self._cosets: dict[tuple[int, int], list[int]] = {}
+        self._pimg: dict[tuple[int, int, tuple[int, ...]], dict[int, tuple[int, ...]]] = {}
+        self._supply: dict[tuple[int, tuple[int, ...], int], dict[int, Rep]] = {}
+
+    def cosets(self, kbar: int, sub: int) -> list[int]:
+        """Double coset representatives a of K̄_0 \\ G / K' with a K' a^-1 <= K̄_0."""
+        key = (kbar, sub)
+        if key not in self._cosets:
+            G = self.G
+            kb = G.subgroup_classes[kbar]
+            K = G.subgroup_classes[sub]
+            reps = G.double_cosets(kb.elements, K.elements)
+            self._cosets[key] = [a for a in reps if kb.mask[G.conj_table[a, K.elements]].all()]
+        return self._cosets[key]
+
+    def image_at(self, kbar: int, sub: int, P: Rep) -> dict[int, tuple[int, ...]]:
+        """a -> multiplicities of P^a restricted to K' (P a rep of K̄_0)."""
+        key = (kbar, sub, P.mults)
+        if key not in self._pimg:
+            K = self.G.subgroup_classes[sub]
+            out = {}
+            for a in self.cosets(kbar, sub):
+                chi = conjugate_character(self.G, P.character, a)
+                masked = np.zeros_like(chi)
+                masked[K.elements] = chi[K.elements]
+                out[a] = decompose(K, masked, field="internal").mults
+            self._pimg[key] = out
+        return self._pimg[key]
+
+    def supply(self, sub: int, W: Rep, kbar: int) -> dict[int, Rep]:
+        """a -> S = Ind_{aK'a^-1}^{K̄_0} W^{a^-1}, over K̄_0's irreps."""
+        key = (sub, W.mults, kbar)
+        if key not in self._supply:
+            G = self.G
+            kb = G.subgroup_classes[kbar]
+            K = G.subgroup_classes[sub]
+            out = {}
+            for a in self.cosets(kbar, sub):
+                ainv = int(G.inv[a])
+                chi = conjugate_character(G, W.character, ainv)  # chi(l) = chi_W(a^-1 l a)
+                L = np.sort(G.conj_table[a, K.elements])
+                ind = induce_character(G, chi, L, kb.elements)
+                out[a] = decompose(kb, ind, field="internal")
+            self._supply[key] = out
+        return self._supply[key]
+
+    def hosts(self, sub: int, W: Rep, kbar: int, P: Rep) -> list[tuple[int, Rep]]:
+        """[(a, supply)] for the double cosets through which (K', W) hosts (K̄_0, P)."""
+        img = self.image_at(kbar, sub, P)
+        sup = self.supply(sub, W, kbar)
+        w = W.mults
+        return [(a, sup[a]) for a, pm in img.items() if all(x <= y for x, y in zip(pm, w))]
+
+
+def hosting(problem: Problem) -> Hosting:
+    h = problem.__dict__.get("_hosting")
+    if h is None:
+        h = Hosting(problem)
+        problem.__dict__["_hosting"] = h
+    return h

@@ -1,0 +1,199 @@
+"""Options of a vanilla orbit (K, n): maximal profiles (a, b), the generic stabiliser K̄,
+the image P and the demand D (SPEC §4.1, §4.3).
+
+All K̄-data is moved to the representative K̄_0 of K̄'s conjugacy class: with
+K̄ = c K̄_0 c^-1, a K̄-character psi becomes psi^c(k) = psi(c k c^-1) on K̄_0. Hosting
+considers every double coset, so this choice does not change any verdict.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from ..groups import SubgroupClass
+from ..reps import Rep, conjugate_character, decompose, induce_character, irreps_of
+from ..reps.matrices import isotypic_projector
+from .problem import Problem
+
+KBAR_TOL = 1e-7
+
+
+def maximal_profiles(bound: Rep, cap: int) -> list[Rep]:
+    """Maximal a <= bound with dim a <= cap (SPEC §4.1), in a deterministic order."""
+    irr = bound.irreps
+    dims = irr.dims
+    m = bound.mults
+    out: list[tuple[int, ...]] = []
+
+    def rec(i: int, rem: int, acc: list[int]) -> None:
+        if i == len(m):
+            # maximal: no irrep can be added
+            if all(acc[j] >= m[j] or dims[j] > rem for j in range(len(m))):
+                out.append(tuple(acc))
+            return
+        top = min(m[i], rem // int(dims[i]))
+        for k in range(top, -1, -1):
+            acc.append(k)
+            rec(i + 1, rem - k * int(dims[i]), acc)
+            acc.pop()
+
+    rec(0, cap, [])
+    return [Rep(bound.sub, a) for a in out]
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of an orbit: profiles a (for M) and b (for R) over K's irreps, and the
+    normalised (K̄_0, P, D). `zero` marks a = 0 (the orbit joins the zero pool)."""
+
+    orbit: tuple[int, int]  # (class id of K, cluster size n)
+    a: Rep
+    b: Rep
+    kbar: int  # class id of K̄_0
+    conj: int  # c with K̄ = c K̄_0 c^-1
+    P: Rep  # over K̄_0
+    D: Rep  # over K̄_0; for zero options: min(Ind_K^G b, V) over G
+
+    @property
+    def zero(self) -> bool:
+        return self.a.is_zero()
+
+    def value(self) -> tuple:
+        return (self.zero, self.kbar, self.P.mults, self.D.mults)
+
+
+class OptionTable:
+    """Options of every orbit type of one problem, computed once and cached."""
+
+    def __init__(self, problem: Problem) -> None:
+        self.problem = problem
+        self._kbar: dict[tuple[int, tuple[int, ...]], tuple[int, int, np.ndarray]] = {}
+        self._options: dict[tuple[int, int], tuple[Option, ...]] = {}
+        self._all: dict[tuple[int, int], tuple[Option, ...]] = {}
+        self._rng = np.random.default_rng(2024)
+
+    @property
+    def G(self):  # noqa: ANN201
+        return self.problem.group
+
+    # ----- K̄ and the image P --------------------------------------------------------
+    def kbar(self, K: SubgroupClass, support: tuple[int, ...]) -> tuple[int, int, np.ndarray]:
+        """(class id of K̄_0, c, elements of K̄) for the support of a (SPEC §4.3)."""
+        key = (K.id, support)
+        if key not in self._kbar:
+            self._kbar[key] = self._compute_kbar(K, support)
+        return self._kbar[key]
+
+    def _compute_kbar(self, K: SubgroupClass, support: tuple[int, ...]) -> tuple[int, int, np.ndarray]:
+        G = self.G
+        if not support:
+            return G.subgroup_classes[-1].id, 0, np.arange(G.order)
+        rho = self.problem.rho
+        rk = rho[K.elements]
+        irr = irreps_of(K)
+        n = rho.shape[1]
+        Y = self._rng.normal(size=(n, n))
+        avg = np.matmul(np.matmul(rk, Y), rk.transpose(0, 2, 1)).mean(axis=0)  # generic in End_K(V)
+        X = np.zeros((n, n))
+        for s in support:
+            Pi = isotypic_projector(rk, irr.chars[s, K.elements], int(irr.dims[s]), int(irr.es[s]))
+            X += Pi @ avg @ Pi
+        comm = np.einsum("gab,bc->gac", rho, X) - np.einsum("ab,gbc->gac", X, rho)
+        err = np.sqrt((comm**2).sum(axis=(1, 2)))
+        scale = np.sqrt((X**2).sum())
+        elems = np.nonzero(err <= KBAR_TOL * max(scale, 1e-300) * 10)[0]
+        cls, x = G.lattice.locate(elems)
+        return cls.id, x, elems
+
+    def image(self, K: SubgroupClass, a: Rep) -> tuple[int, int, Rep]:
+        """(K̄_0 id, c, P over K̄_0): P = sum a_s s~ (SPEC §4.3)."""
+        support = tuple(i for i, k in enumerate(a.mults) if k)
+        kb_id, c, kb_elems = self.kbar(K, support)
+        G = self.G
+        kb0 = G.subgroup_classes[kb_id]
+        if not support:
+            return kb_id, c, Rep(kb0, (0,) * len(irreps_of(kb0)))
+        rho = self.problem.rho
+        irr = irreps_of(K)
+        VK = self.problem.restrict(K)
+        chi = np.zeros(G.order)
+        rk = rho[K.elements]
+        for s in support:
+            Pi = isotypic_projector(rk, irr.chars[s, K.elements], int(irr.dims[s]), int(irr.es[s]))
+            vals = np.einsum("gab,ba->g", rho[kb_elems], Pi) / VK.mults[s]
+            chi[kb_elems] += a.mults[s] * vals
+        return kb_id, c, decompose(kb0, conjugate_character(G, chi, c), field="internal")
+
+    def demand(self, K: SubgroupClass, b: Rep, kb_id: int, c: int) -> Rep:
+        """D = min(Ind_K^K̄ b, V|K̄), moved to K̄_0 (SPEC §4.3)."""
+        G = self.G
+        kb0 = G.subgroup_classes[kb_id]
+        # K̄ = c K̄_0 c^-1, so c^-1 K c <= K̄_0; Ind_K^K̄ b moved by c = Ind_{c^-1 K c}^{K̄_0} b^c
+        chi_b = conjugate_character(G, b.character, c)
+        Kc = np.sort(G.conj_table[G.inv[c], K.elements])
+        ind = induce_character(G, chi_b, Kc, kb0.elements)
+        return decompose(kb0, ind, field="internal").min(self.problem.restrict(kb0))
+
+    # ----- options -----------------------------------------------------------------------
+    def all_options(self, orbit: tuple[int, int]) -> tuple[Option, ...]:
+        """Every option (all maximal a, b), before pruning."""
+        if orbit not in self._all:
+            cid, n = orbit
+            K = self.G.subgroup_classes[cid]
+            VK = self.problem.restrict(K)
+            d = self.problem.head_dim
+            opts = []
+            for a in maximal_profiles(VK, d):
+                kb_id, c, P = self.image(K, a)
+                for b in maximal_profiles(VK, n * d):
+                    if a.is_zero():
+                        top = self.G.subgroup_classes[-1]
+                        D = self.demand(K, b, top.id, 0)
+                        opts.append(Option(orbit, a, b, top.id, 0, P, D))
+                    else:
+                        D = self.demand(K, b, kb_id, c)
+                        opts.append(Option(orbit, a, b, kb_id, c, P, D))
+            self._all[orbit] = tuple(opts)
+        return self._all[orbit]
+
+    def options(self, orbit: tuple[int, int]) -> tuple[Option, ...]:
+        """Options after dropping duplicates and dominated ones (SPEC §4.3)."""
+        if orbit not in self._options:
+            opts = self.all_options(orbit)
+            uniq: dict[tuple, Option] = {}
+            for o in opts:
+                uniq.setdefault(o.value(), o)
+            vals = list(uniq.values())
+            keep = []
+            for o in vals:
+                dominated = any(
+                    p is not o
+                    and p.zero == o.zero
+                    and p.kbar == o.kbar
+                    and o.P <= p.P
+                    and o.D <= p.D
+                    for p in vals
+                )
+                if not dominated:
+                    keep.append(o)
+            self._options[orbit] = tuple(keep)
+        return self._options[orbit]
+
+    def degenerate(self, orbit: tuple[int, int]) -> bool:
+        """K̄ != K for some option (SPEC §4.3)."""
+        cid, _ = orbit
+        K = self.G.subgroup_classes[cid]
+        return any(self.G.subgroup_classes[o.kbar].order != K.order for o in self.all_options(orbit) if not o.zero) or any(
+            o.zero and K.order != self.G.order for o in self.all_options(orbit)
+        )
+
+
+def option_table(problem: Problem) -> OptionTable:
+    t = problem.__dict__.get("_options")
+    if t is None:
+        t = OptionTable(problem)
+        problem.__dict__["_options"] = t
+    return t

@@ -1,0 +1,95 @@
+"""A problem (G, V, H, d): the vanilla layer and its parameter count (SPEC §1)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from ..errors import InputError, LimitError
+from ..groups import FiniteGroup, SubgroupClass
+from ..reps import Rep, parse_rep
+
+MAX_HEADS = 64
+MAX_HEAD_DIM = 4096
+MAX_DIM_V = 256
+
+
+def _get_group(spec: str) -> FiniteGroup:
+    from ..groups.catalog import get_group
+
+    return get_group(spec)
+
+
+def _positive_int(value: object, field: str, limit: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer, str)):
+        raise InputError(field, f"must be a whole number from 1 to {limit}")
+    try:
+        v = int(value)
+    except (TypeError, ValueError):
+        raise InputError(field, f"must be a whole number from 1 to {limit}, got {value!r}") from None
+    if v < 1:
+        raise InputError(field, f"must be at least 1, got {v}")
+    if v > limit:
+        raise LimitError(field, f"at most {limit} is supported, got {v}")
+    return v
+
+
+@dataclass(frozen=True, eq=False)
+class Problem:
+    """G acting on V by rho, a vanilla layer with H heads of dimension d."""
+
+    group: FiniteGroup
+    V: Rep
+    heads: int
+    head_dim: int
+
+    @staticmethod
+    def create(group: str | FiniteGroup, rep: str, heads: int | str, head_dim: int | str) -> "Problem":
+        G = group if isinstance(group, FiniteGroup) else _get_group(group)
+        top = G.subgroup_classes[-1]
+        V = parse_rep(rep, top, field="rep")
+        if V.dim == 0:
+            raise InputError("rep", "V must be non-zero")
+        if V.dim > MAX_DIM_V:
+            raise LimitError("rep", f"dim V = {V.dim}; at most {MAX_DIM_V} is supported")
+        H = _positive_int(heads, "heads", MAX_HEADS)
+        d = _positive_int(head_dim, "head_dim", MAX_HEAD_DIM)
+        return Problem(G, V, H, d)
+
+    @property
+    def top(self) -> SubgroupClass:
+        return self.group.subgroup_classes[-1]
+
+    @property
+    def dim_v(self) -> int:
+        return self.V.dim
+
+    @property
+    def vanilla_params(self) -> int:
+        """P_vanilla = 4 H d dim V (SPEC §1)."""
+        return 4 * self.heads * self.head_dim * self.dim_v
+
+    @cached_property
+    def rho(self) -> np.ndarray:
+        """(|G|, n_V, n_V) orthogonal matrices of V, indexed by group element."""
+        return self.V.matrices()
+
+    def restrict(self, sub: SubgroupClass) -> Rep:
+        """V restricted to the representative of `sub`."""
+        cache = self.__dict__.setdefault("_restrict", {})
+        if sub.id not in cache:
+            cache[sub.id] = self.V.restrict(sub)
+        return cache[sub.id]
+
+    def to_json(self) -> dict:
+        return {
+            "group": self.group.name,
+            "order": self.group.order,
+            "rep": str(self.V),
+            "dim_v": self.dim_v,
+            "heads": self.heads,
+            "head_dim": self.head_dim,
+            "vanilla_params": self.vanilla_params,
+        }

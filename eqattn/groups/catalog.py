@@ -1,0 +1,193 @@
+"""The group catalog: `get_group(spec)` builds (once) the group a user names.
+
+Accepted specs (names are case-sensitive; spaces are optional and ignored):
+
+* abstract groups: `C<n>` (1 <= n <= 60), `D<n>` (order 2n, 3 <= n <= 30; D1 = C2, D2 = C2xC2),
+  `Q8`, `A3`..`A5`, `S3`..`S5`, `C2^k` (1 <= k <= 4);
+* direct products of those: `G x H x ...`, e.g. `C2xC4`, `S3 x C2`, order <= MAX_ORDER; the
+  product is named by its factors joined with `x` (nested products are flattened);
+* 3D point groups as matrix groups (see pointgroups.py): `T Td Th O Oh I Ih Cs Ci`, `C<n>v`,
+  `C<n>h`, `D<n>h`, `D<n>d` (n <= 12), and with the prefix `pg:` (accepted on every
+  point-group name) `pg:C<n>`, `pg:D<n>` (rotation groups) and `pg:S<2n>` (rotoreflections);
+* `perm:(1,2,3),(1,2)` and `mat:[[0,-1],[1,0]];[[1,0],[0,-1]]`: custom groups (parse.py).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+
+from ..errors import InputError, LimitError
+from . import pointgroups as pg
+from . import standard as st
+from .finite_group import MAX_ORDER, FiniteGroup
+from .parse import MAT_EXAMPLE, PERM_EXAMPLE, normalise, parse_matrices, parse_permutations
+
+C_MAX = 60
+D_MAX = 30
+AS_RANGE = (3, 5)
+C2_POWER_MAX = 4
+
+PATTERNS = (
+    f"C<n> (n<={C_MAX}), D<n> (n<={D_MAX}), Q8, A3..A5, S3..S5, C2^k (k<={C2_POWER_MAX}), "
+    f"products G x H of these (order <= {MAX_ORDER}), point groups {pg.PATTERNS}, "
+    f"{PERM_EXAMPLE}, {MAT_EXAMPLE}"
+)
+
+_CACHE: dict[str, FiniteGroup] = {}  # catalog groups: finitely many, kept
+_CUSTOM: OrderedDict[str, FiniteGroup] = OrderedDict()  # custom groups: the most recent ones
+_CUSTOM_MAX = 64
+
+
+def _err(message: str) -> InputError:
+    return InputError("group", message)
+
+
+def _unknown(name: str) -> InputError:
+    return _err(f"unknown group '{name}'; the catalog: {PATTERNS}")
+
+
+def get_group(spec: str) -> FiniteGroup:
+    """The group named by `spec`, built once per normalised spec (whitespace removed)."""
+    if not isinstance(spec, str):
+        raise _err(f"a group is given by its name (text), not {type(spec).__name__}; the catalog: {PATTERNS}")
+    key = normalise(spec)
+    g = _CACHE.get(key)
+    if g is not None:
+        return g
+    if key.startswith(("perm:", "mat:")):
+        g = _CUSTOM.get(key)
+        if g is None:
+            g = _build_custom(key)
+            _CUSTOM[key] = g
+            while len(_CUSTOM) > _CUSTOM_MAX:
+                _CUSTOM.popitem(last=False)
+        else:
+            _CUSTOM.move_to_end(key)
+        return g
+    g = _build(key)
+    _CACHE[key] = g
+    return g
+
+
+def _build_custom(key: str) -> FiniteGroup:
+    if key.startswith("perm:"):
+        perms, degree = parse_permutations(key[len("perm:"):])
+        return FiniteGroup.from_permutations(key, perms, degree=degree, family="custom")
+    mats = parse_matrices(key[len("mat:"):])
+    return FiniteGroup.from_matrices(key, mats, family="custom")
+
+
+def _build(key: str) -> FiniteGroup:
+    if not key:
+        raise _err(f"no group given; the catalog: {PATTERNS}")
+    name = pg.canonical_name(key)
+    if name is not None:
+        return pg.point_group(name)
+    parts = key.split("x")
+    if len(parts) == 1:
+        return _abstract(key)
+    if any(p == "" for p in parts):
+        raise _err(f"the product '{key}' has an empty factor; write products like C2xC4 or S3 x C2")
+    factors: list[FiniteGroup] = []
+    for p in parts:
+        if p.startswith(("perm:", "mat:")) or pg.canonical_name(p) is not None:
+            raise _err(f"'{p}' cannot be a factor of the product '{key}'; factors are the abstract groups "
+                       f"C<n>, D<n>, Q8, A3..A5, S3..S5, C2^k")
+        f = _abstract(p)
+        factors.extend(getattr(f, "factors", (f,)) if f.family == "product" else (f,))
+    order = 1
+    for f in factors:
+        order *= f.order
+    if order > MAX_ORDER:
+        raise LimitError("group", f"the product '{key}' has order {order}; the limit is order {MAX_ORDER}")
+    return st.direct_product(tuple(factors))
+
+
+def _abstract(name: str) -> FiniteGroup:
+    """One abstract catalog group (not a product)."""
+    if name == "Q8":
+        return st.quaternion()
+    m = re.fullmatch(r"C(\d+)\^(\d+)", name)
+    if m:
+        base, k = int(m.group(1)), int(m.group(2))
+        if base != 2:
+            raise _err(f"only powers of C2 are in the catalog (C2^k); write '{name}' as a product like C3xC3")
+        if not 1 <= k <= C2_POWER_MAX:
+            raise _err(f"C2^k needs 1 <= k <= {C2_POWER_MAX} (got '{name}')")
+        return st.abelian((2,) * k)
+    m = re.fullmatch(r"([CDAS])(\d+)", name)
+    if m is None:
+        if re.fullmatch(r"[cdasq]\d+|[cdasq]\d+\^\d+", name) or name.lower() in (x.lower() for x in pg.POLYHEDRAL):
+            raise _err(f"unknown group '{name}' (names are case-sensitive); the catalog: {PATTERNS}")
+        raise _unknown(name)
+    letter, n = m.group(1), int(m.group(2))
+    if letter == "C":
+        if not 1 <= n <= C_MAX:
+            raise _err(f"C<n> needs 1 <= n <= {C_MAX} (got '{name}')")
+        return st.cyclic(n)
+    if letter == "D":
+        if not 1 <= n <= D_MAX:
+            raise _err(f"D<n> (the dihedral group of order 2n) needs 1 <= n <= {D_MAX} (got '{name}')")
+        if n == 1:
+            return st.cyclic(2)
+        if n == 2:
+            return st.abelian((2, 2))
+        return st.dihedral(n)
+    lo, hi = AS_RANGE
+    if not lo <= n <= hi:
+        kind = "A<n> (alternating)" if letter == "A" else "S<n> (symmetric)"
+        hint = ""
+        if letter == "S" and n % 2 == 0 and 2 <= n <= 2 * pg.N_MAX:
+            hint = f"; for the rotoreflection point group write pg:S{n}"
+        raise _err(f"{kind} needs {lo} <= n <= {hi} (got '{name}'){hint}")
+    return st.alternating(n) if letter == "A" else st.symmetric(n)
+
+
+# ----- listing --------------------------------------------------------------------------------
+LISTED_PRODUCTS = (
+    "C2xC4", "C2xC6", "C3xC3", "C4xC4", "S3xC2", "D4xC2", "A4xC2", "S4xC2", "A5xC2", "Q8xC2", "S3xS3", "C3xS3",
+)
+
+
+def listed_specs() -> list[str]:
+    """The representative catalog names `catalog_entries` lists (each a valid spec)."""
+    out = [f"C{n}" for n in range(1, 13)] + [f"D{n}" for n in range(3, 13)] + ["Q8"]
+    out += [f"A{n}" for n in range(3, 6)] + [f"S{n}" for n in range(3, 6)]
+    out += ["x".join(["C2"] * k) for k in range(2, C2_POWER_MAX + 1)]
+    out += list(LISTED_PRODUCTS)
+    out += pg.listed_names()
+    return out
+
+
+def catalog_entries() -> list[dict]:
+    """[{"name", "order", "family"}] for a representative range of the catalog (see catalog_help)."""
+    out = []
+    for spec in listed_specs():
+        G = get_group(spec)
+        out.append({"name": G.name, "order": G.order, "family": G.family})
+    return out
+
+
+def catalog_help() -> str:
+    """The accepted group specs, in words."""
+    return "\n".join(
+        [
+            "Groups (names are case-sensitive; spaces are ignored):",
+            f"  C<n>            cyclic group of order n, 1 <= n <= {C_MAX}",
+            f"  D<n>            dihedral group of order 2n, 3 <= n <= {D_MAX} (D1 = C2, D2 = C2xC2)",
+            "  Q8              quaternion group",
+            "  A3..A5, S3..S5  alternating and symmetric groups",
+            f"  C2^k            elementary abelian group of order 2^k, 1 <= k <= {C2_POWER_MAX}",
+            f"  G x H x ...     direct product of the groups above (e.g. C2xC4, S3 x C2), order <= {MAX_ORDER}",
+            "  T Td Th O Oh I Ih Cs Ci     3D point groups (matrices in O(3))",
+            f"  C<n>v C<n>h D<n>h D<n>d     axial point groups, n <= {pg.N_MAX}",
+            "  pg:C<n> pg:D<n> pg:S<2n>    rotation groups and rotoreflection groups as point groups",
+            "                  (pg: is accepted on every point-group name; S4 is the symmetric group, pg:S4",
+            "                  the rotoreflection group)",
+            f"  {PERM_EXAMPLE}   permutation group: generators in 1-based disjoint cycle notation,",
+            "                  separated by commas, e.g. perm:(1,2)(3,4),(1,3); points 1..30",
+            f"  {MAT_EXAMPLE}   matrix group: orthogonal generators separated by ';',",
+            "                  entries like 0.5, -1, sqrt(3)/2, cos(2*pi/5)",
+        ]
+    )

@@ -1,0 +1,59 @@
+"""Equivariant linear maps with explicit matrices: bases of Hom_K(V, W) (SPEC §3) and
+random elements of the factoring sets F_K(U) (SPEC §4.1)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..groups import SubgroupClass
+from ..reps import Rep, block_matrices, irreps_of
+from ..reps.matrices import intertwiners
+
+
+def copies_in(sub: SubgroupClass, rho_k: np.ndarray, mults: tuple[int, ...], seed: int = 0) -> list[list[np.ndarray]]:
+    """Per irrep s of K, m_s isometric intertwiners s -> V with orthogonal images.
+
+    rho_k: (|K|, n, n), in the order of sub.elements."""
+    irr = irreps_of(sub)
+    return [intertwiners(rho_k, irr.matrices[s], m, seed=seed + 17 * s) if m else [] for s, m in enumerate(mults)]
+
+
+def hom_basis(sub: SubgroupClass, rho_k: np.ndarray, V: Rep, W: Rep, seed: int = 0) -> np.ndarray:
+    """Frobenius-orthonormal basis (p, dim W, n_V) of Hom_K(V, W); W is block-diagonal in
+    the irreps' standard matrices. p = sum m_s(V) m_s(W) e_s."""
+    irr = irreps_of(sub)
+    cps = copies_in(sub, rho_k, V.mults, seed)
+    dimW = W.dim
+    n = rho_k.shape[1]
+    out = []
+    pos = 0
+    for s, mw in enumerate(W.mults):
+        d = int(irr.dims[s])
+        for _ in range(mw):
+            for T in cps[s]:
+                for E in irr.commutants[s]:
+                    B = np.zeros((dimW, n))
+                    B[pos : pos + d, :] = E @ T.T
+                    out.append(B)
+            pos += d
+    return np.array(out).reshape(len(out), dimW, n)
+
+
+def random_hom_pair(sub: SubgroupClass, rho_k: np.ndarray, V: Rep, U: Rep, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Random A in Hom_K(V, U) and B in Hom_K(U, V) (U block-diagonal standard)."""
+    basis = hom_basis(sub, rho_k, V, U, seed=int(rng.integers(1 << 30)))
+    if basis.shape[0] == 0:
+        return np.zeros((U.dim, rho_k.shape[1])), np.zeros((rho_k.shape[1], U.dim))
+    A = np.tensordot(rng.normal(size=basis.shape[0]), basis, axes=1)
+    B = np.tensordot(rng.normal(size=basis.shape[0]), basis, axes=1).T
+    return A, B
+
+
+def check_equivariant(rho_in: np.ndarray, rho_out: np.ndarray, T: np.ndarray) -> float:
+    """max_k |rho_out(k) T - T rho_in(k)| relative to |T|."""
+    err = np.abs(np.matmul(rho_out, T) - np.matmul(T, rho_in)).max()
+    return float(err / max(np.abs(T).max(), 1e-300))
+
+
+def standard_matrices(W: Rep) -> np.ndarray:
+    return block_matrices(W.irreps, W.mults)

@@ -1,0 +1,39 @@
+"""PyTorch layers for G-equivariant multi-head attention (SPEC §1, §3).
+
+This subpackage needs ``torch`` and is only imported explicitly::
+
+    import eqattn.torch as eqt
+    layer = eqt.EquivariantAttention.from_design(problem, design)
+
+``import eqattn`` (and every other layer of the package) works without torch.
+
+* :class:`EquivariantAttention` — the equivariant layer of a design. Its trainable
+  parameters are exactly the free coordinates of the design (``4 * sum_i dim Hom_{K_i}(V, W_i)``);
+  the Hom bases are buffers.
+* :class:`VanillaAttention` — the unconstrained layer of SPEC §1 with the same conventions.
+* :func:`realize_from_matrices` — build a realisation from explicit orthogonal matrices
+  (groups or representations outside the catalog; also used by the tests).
+
+See :mod:`eqattn.torch.layers` for the tensor conventions, masks, dtypes and
+``torch.compile`` support.
+"""
+
+from __future__ import annotations
+
+try:
+    import torch as _torch  # noqa: F401
+except ImportError as exc:  # pragma: no cover - exercised only without torch
+    raise ImportError(
+        "eqattn.torch needs PyTorch: pip install 'eqattn[torch]' (or pip install torch)"
+    ) from exc
+
+from .layers import EquivariantAttention, VanillaAttention
+from .manual import ManualOrbit, ManualRealization, realize_from_matrices
+
+__all__ = [
+    "EquivariantAttention",
+    "VanillaAttention",
+    "ManualOrbit",
+    "ManualRealization",
+    "realize_from_matrices",
+]

@@ -1,0 +1,471 @@
+"""Equivariant and vanilla multi-head attention as ``torch.nn.Module`` s (SPEC §1, §3).
+
+Conventions (both layers)
+-------------------------
+* Inputs are batch-first ``(batch, tokens, dim V)`` (or unbatched ``(tokens, dim V)``); token
+  rows are vectors, so ``g`` acts by ``X -> X rho(g)^T`` and equivariance reads
+  ``f(X rho(g)^T) = f(X) rho(g)^T``.
+* SPEC §1 exactly: no biases, no ``1/sqrt(d)`` (it is absorbed into ``M``), so
+  ``scaled_dot_product_attention`` is called with ``scale=1.0``; the output is the sum over
+  heads of ``W_O^h`` applied to the head outputs.
+* ``attn_mask`` is passed to ``torch.nn.functional.scaled_dot_product_attention`` and follows
+  its rules: a bool mask marks the pairs that TAKE PART (True = attend; the opposite of
+  ``nn.MultiheadAttention``), a float mask is added to the scores; it must broadcast to
+  ``(batch, heads, tokens, tokens)`` — e.g. ``(tokens, tokens)`` or ``(batch, 1, tokens, tokens)``.
+  A row with every key masked out gives NaN, as in SDPA. Masks act on token pairs, so any
+  mask keeps the layer equivariant. ``is_causal=True`` is the SDPA causal mask.
+* All heads (of every orbit) go through ONE batched SDPA call; heads narrower than the widest
+  are zero-padded (zero rows in ``W_Q, W_K, W_V`` and zero columns in ``W_O`` change neither
+  the scores nor the outputs).
+* dtypes float32 / float64 / bfloat16 / float16 and any device torch supports. The bases of the
+  equivariant layer are kept as float64 master buffers (persistent, in the ``state_dict``) and
+  float working copies in the module dtype; ``layer.double()`` after building in float32
+  therefore gives float64-exact bases, not float32 ones upcast.
+
+``torch.compile``
+-----------------
+Works (tested on CPU with the inductor backend, ``fullgraph=True``); the weight expansion is
+traced into the graph.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from typing import Any, Sequence
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+__all__ = ["EquivariantAttention", "VanillaAttention"]
+
+#: relative residual above which a matrix is declared not to lie in the Hom space
+HOM_RESIDUAL_TOL = 1e-8
+
+
+def _attend(
+    x: torch.Tensor,
+    w_qkv: torch.Tensor,
+    w_o: torch.Tensor,
+    heads: int,
+    head_dim: int,
+    attn_mask: torch.Tensor | None,
+    is_causal: bool,
+) -> torch.Tensor:
+    """``x (B, N, n)``, ``w_qkv (3*H*D, n)`` (rows: q/k/v, head, dim), ``w_o (n, H*D)``."""
+    if x.dim() == 2:
+        return _attend(x.unsqueeze(0), w_qkv, w_o, heads, head_dim, attn_mask, is_causal).squeeze(0)
+    if x.dim() != 3:
+        raise ValueError(f"expected input of shape (batch, tokens, dim_v) or (tokens, dim_v), got {tuple(x.shape)}")
+    B, N, n = x.shape
+    if n != w_qkv.shape[-1]:
+        raise ValueError(f"input feature dimension {n} does not match dim_v = {w_qkv.shape[-1]}")
+    if heads == 0 or head_dim == 0:
+        return torch.zeros_like(x)  # the empty design computes 0
+    qkv = F.linear(x, w_qkv).view(B, N, 3, heads, head_dim).permute(2, 0, 3, 1, 4)
+    q, k, v = qkv.unbind(0)  # each (B, H, N, D)
+    if attn_mask is not None and attn_mask.dtype != torch.bool and attn_mask.dtype != q.dtype:
+        attn_mask = attn_mask.to(q.dtype)
+    o = F.scaled_dot_product_attention(q, k, v, attn_mask=attn_mask, is_causal=is_causal, scale=1.0)
+    o = o.transpose(1, 2).reshape(B, N, heads * head_dim)
+    return F.linear(o, w_o)
+
+
+def _check_factory(dtype: torch.dtype | None) -> torch.dtype:
+    dtype = dtype if dtype is not None else torch.get_default_dtype()
+    if not dtype.is_floating_point:
+        raise TypeError(f"dtype must be a floating point type, got {dtype}")
+    return dtype
+
+
+class _ExactBuffers(nn.Module):
+    """Fixed bases kept as float64 masters plus working copies in the module dtype.
+
+    ``register_exact(name, array)`` creates the persistent float64 buffer ``name`` (moved
+    between devices but never cast) and the non-persistent ``name + "_w"`` (cast like any
+    buffer). After every ``.to()/.double()/.cuda()`` and after ``load_state_dict`` the working
+    copy is recomputed from the master, so precision is never lost by a round trip.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._exact_names: list[str] = []
+        self.register_load_state_dict_post_hook(_refresh_after_load)
+
+    def register_exact(self, name: str, array: np.ndarray, dtype: torch.dtype, device: Any) -> None:
+        master = torch.as_tensor(np.ascontiguousarray(array, dtype=np.float64), device=device)
+        self.register_buffer(name, master)
+        self.register_buffer(name + "_w", master.to(dtype), persistent=False)
+        self._exact_names.append(name)
+
+    def _refresh_working(self) -> None:
+        for name in self._exact_names:
+            work = self._buffers[name + "_w"]
+            self._buffers[name + "_w"] = self._buffers[name].to(dtype=work.dtype, device=work.device)
+
+    def _apply(self, fn, recurse=True):  # type: ignore[override]
+        masters = {name: self._buffers[name] for name in self._exact_names}
+        out = super()._apply(fn, recurse)
+        for name, old in masters.items():
+            new = self._buffers[name]
+            if new is not None and new.dtype != torch.float64:
+                try:
+                    self._buffers[name] = old.to(device=new.device)
+                except (RuntimeError, TypeError):  # device without float64 (e.g. mps)
+                    pass
+        self._refresh_working()
+        return out
+
+
+def _refresh_after_load(module: nn.Module, incompatible_keys: Any) -> None:
+    module._refresh_working()  # type: ignore[operator]
+
+
+class _Orbit(_ExactBuffers):
+    """One design orbit ``(K, W)``: parameters ``theta_q, theta_k, theta_v, theta_o`` (length p)."""
+
+    def __init__(self, orbit: Any, dim_v: int, dtype: torch.dtype, device: Any) -> None:
+        super().__init__()
+        w = int(orbit.head_dim)
+        cosets = np.asarray(orbit.cosets, dtype=np.float64)
+        hom_in = np.asarray(orbit.hom_in, dtype=np.float64)
+        hom_out = np.asarray(orbit.hom_out, dtype=np.float64)
+        if hom_in.size == 0:
+            hom_in = hom_in.reshape(0, w, dim_v)
+        if hom_out.size == 0:
+            hom_out = hom_out.reshape(0, dim_v, w)
+        if cosets.ndim != 3 or cosets.shape[1:] != (dim_v, dim_v) or cosets.shape[0] < 1:
+            raise ValueError(f"cosets must have shape (index, {dim_v}, {dim_v}), got {cosets.shape}")
+        if hom_in.ndim != 3 or hom_in.shape[1:] != (w, dim_v):
+            raise ValueError(f"hom_in must have shape (p, {w}, {dim_v}), got {hom_in.shape}")
+        if hom_out.shape != (hom_in.shape[0], dim_v, w):
+            raise ValueError(f"hom_out must have shape ({hom_in.shape[0]}, {dim_v}, {w}), got {hom_out.shape}")
+        self.head_dim = w
+        self.index = cosets.shape[0]
+        self.p = hom_in.shape[0]
+        self.dim_v = dim_v
+        self.register_exact("cosets", cosets, dtype, device)
+        self.register_exact("hom_in", hom_in, dtype, device)
+        self.register_exact("hom_out", hom_out, dtype, device)
+        for name in ("theta_q", "theta_k", "theta_v", "theta_o"):
+            setattr(self, name, nn.Parameter(torch.zeros(self.p, dtype=dtype, device=device)))
+
+    def extra_repr(self) -> str:
+        return f"index={self.index}, head_dim={self.head_dim}, p={self.p}"
+
+    def expand(self, pad_to: int) -> tuple[torch.Tensor, torch.Tensor]:
+        """Per-head weights: ``(3, index, pad_to, n)`` for q/k/v and ``(index, n, pad_to)`` for o."""
+        n, w, p = self.dim_v, self.head_dim, self.p
+        theta = torch.stack([self.theta_q, self.theta_k, self.theta_v])  # (3, p)
+        base = (theta @ self.hom_in_w.reshape(p, w * n)).view(3, w, n)  # Wq, Wk, Wv
+        # head at coset a: W_Q = Wq rho(a)^T   ->  [c, a, w, m] = sum_n Wq[c, w, n] rho(a)[m, n]
+        qkv = torch.einsum("cwn,amn->cawm", base, self.cosets_w)
+        wo = (self.theta_o @ self.hom_out_w.reshape(p, n * w)).view(n, w)
+        o = torch.matmul(self.cosets_w, wo)  # W_O = rho(a) Wo, (index, n, w)
+        if pad_to > w:
+            qkv = F.pad(qkv, (0, 0, 0, pad_to - w))
+            o = F.pad(o, (0, pad_to - w))
+        return qkv, o
+
+
+class EquivariantAttention(_ExactBuffers):
+    """The G-equivariant attention layer of a design (SPEC §3).
+
+    ``realized`` has the fields of ``eqattn.numeric.RealizedDesign`` (docs/contracts.md):
+    ``dim_v``, ``group_matrices (|G|, n, n)`` and ``orbits``, each with ``head_dim``,
+    ``cosets (index, n, n)``, ``hom_in (p, dim W, n)``, ``hom_out (p, n, dim W)``.
+
+    Parameters: per orbit ``i`` the coordinates ``orbits.i.theta_q/k/v/o`` (length ``p_i``) of
+    ``Wq, Wk, Wv = sum_t theta_t hom_in[t]`` and ``Wo = sum_t theta_t hom_out[t]``; nothing
+    else, so ``sum(p.numel() for p in layer.parameters()) == 4 * sum_i p_i``.
+    """
+
+    def __init__(
+        self,
+        realized: Any,
+        *,
+        dtype: torch.dtype | None = None,
+        device: Any = None,
+        generator: torch.Generator | None = None,
+    ) -> None:
+        super().__init__()
+        dtype = _check_factory(dtype)
+        G = np.asarray(realized.group_matrices, dtype=np.float64)
+        n = int(realized.dim_v)
+        if G.ndim != 3 or G.shape[1:] != (n, n) or G.shape[0] < 1:
+            raise ValueError(f"group_matrices must have shape (|G|, {n}, {n}), got {G.shape}")
+        err = np.abs(np.einsum("gij,gkj->gik", G, G) - np.eye(n)).max() if n else 0.0
+        if err > 1e-8:
+            raise ValueError(f"group_matrices are not orthogonal (max |rho rho^T - I| = {err:.2e})")
+        self.dim_v = n
+        self.group_order = G.shape[0]
+        self.register_exact("group_matrices", G, dtype, device)
+        self.orbits = nn.ModuleList(_Orbit(o, n, dtype, device) for o in realized.orbits)
+        self.heads = sum(o.index for o in self.orbits)
+        self.head_dim = max((o.head_dim for o in self.orbits), default=0)
+        self.reset_parameters(generator=generator)
+
+    # ----- constructors ------------------------------------------------------------------
+    @classmethod
+    def from_design(cls, problem: Any, design: Any, **kwargs: Any) -> "EquivariantAttention":
+        """Realise ``design`` for ``problem`` with ``eqattn.numeric.realize_design``."""
+        from eqattn.numeric import realize_design
+
+        return cls(realize_design(problem, design), **kwargs)
+
+    @classmethod
+    def from_json(cls, obj: Any, **kwargs: Any) -> "EquivariantAttention":
+        """From what ``eqattn check --json`` / ``eqattn optimize --json`` print.
+
+        ``obj`` is a dict, a JSON string or a path. It needs top-level ``group``, ``rep``,
+        ``heads``, ``head_dim`` and the orbits as ``design.orbits`` or ``orbits``, each
+        ``{"subgroup": id or name, "rep": text}`` (an optional ``"count": k`` repeats it).
+        When the JSON states the design's parameter count, the layer is checked against it.
+        """
+        from eqattn.attention import Design, Problem
+
+        data = _load_json(obj)
+        missing = [k for k in ("group", "rep", "heads", "head_dim") if k not in data]
+        if missing:
+            raise ValueError(f"design JSON lacks the top-level key(s) {missing}")
+        design_obj = data.get("design") if isinstance(data.get("design"), dict) else {}
+        orbit_list = design_obj.get("orbits", data.get("orbits"))
+        if orbit_list is None:
+            raise ValueError('design JSON has neither "design": {"orbits": [...]} nor "orbits": [...]')
+        orbits: list[tuple[Any, str]] = []
+        for i, o in enumerate(orbit_list):
+            if "subgroup" not in o or "rep" not in o:
+                raise ValueError(f'orbits[{i}] needs "subgroup" and "rep", got {sorted(o)}')
+            orbits.extend([(o["subgroup"], o["rep"])] * int(o.get("count", 1)))
+        problem = Problem.create(data["group"], data["rep"], int(data["heads"]), int(data["head_dim"]))
+        design = Design.create(problem, orbits)
+        layer = cls.from_design(problem, design, **kwargs)
+        expected = design_obj.get("params", data.get("design_params"))
+        if expected is not None and int(expected) != layer.num_parameters:
+            raise ValueError(
+                f"the realised layer has {layer.num_parameters} parameters but the JSON says {expected}"
+            )
+        return layer
+
+    # ----- parameters ----------------------------------------------------------------------
+    @property
+    def num_parameters(self) -> int:
+        """``4 * sum_i dim Hom_{K_i}(V, W_i)`` (SPEC §3): the design's parameter count."""
+        return 4 * sum(o.p for o in self.orbits)
+
+    @torch.no_grad()
+    def reset_parameters(self, generator: torch.Generator | None = None) -> None:
+        """Random coordinates whose expanded weights have the usual scale.
+
+        ``Wq, Wk, Wv`` get expected squared Frobenius norm ``dim W`` (entries of variance
+        ``1/n_V``), ``Wo`` gets ``n_V dim W / T`` with ``T`` the total head dimension.
+        """
+        total = sum(o.index * o.head_dim for o in self.orbits) or 1
+        for o in self.orbits:
+            if o.p == 0:
+                continue
+            norm_in = float(o.hom_in.square().sum())
+            norm_out = float(o.hom_out.square().sum())
+            s_in = math.sqrt(o.head_dim / norm_in) if norm_in > 0 else 0.0
+            s_out = math.sqrt(self.dim_v * o.head_dim / total / norm_out) if norm_out > 0 else 0.0
+            for name, s in (("theta_q", s_in), ("theta_k", s_in), ("theta_v", s_in), ("theta_o", s_out)):
+                t = getattr(o, name)
+                noise = torch.randn(t.shape, generator=generator, dtype=torch.float64, device=_gen_device(generator))
+                t.copy_(noise * s)
+
+    @torch.no_grad()
+    def load_design_weights(self, per_orbit: Sequence[Sequence[Any]]) -> None:
+        """Set the coordinates from matrices ``(Wq, Wk, Wv, Wo)`` per orbit.
+
+        ``Wq, Wk, Wv (dim W, n_V)`` must lie in Hom_K(V, W) and ``Wo (n_V, dim W)`` in
+        Hom_K(W, V); their coordinates are the least-squares projections onto the basis
+        (for the orthonormal ``hom_in`` simply ``<W, hom_in[t]>``). Raises ``ValueError`` when a
+        matrix is off the space by more than ``HOM_RESIDUAL_TOL`` relative.
+        """
+        if len(per_orbit) != len(self.orbits):
+            raise ValueError(f"expected weights for {len(self.orbits)} orbits, got {len(per_orbit)}")
+        coords = []
+        for i, (orbit, mats) in enumerate(zip(self.orbits, per_orbit)):
+            if len(mats) != 4:
+                raise ValueError(f"orbit {i}: expected (Wq, Wk, Wv, Wo), got {len(mats)} matrices")
+            entry = []
+            for name, mat, basis in zip("qkvo", mats, (orbit.hom_in, orbit.hom_in, orbit.hom_in, orbit.hom_out)):
+                entry.append(_coordinates(mat, basis.detach().cpu().numpy(), f"orbit {i}: W{name}"))
+            coords.append(entry)
+        for orbit, entry in zip(self.orbits, coords):
+            for name, c in zip(("theta_q", "theta_k", "theta_v", "theta_o"), entry):
+                t = getattr(orbit, name)
+                t.copy_(torch.as_tensor(c, dtype=t.dtype, device=t.device))
+
+    @torch.no_grad()
+    def design_weights(self) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+        """Per orbit ``(Wq, Wk, Wv, Wo)`` as float64 numpy (inverse of ``load_design_weights``)."""
+        out = []
+        for o in self.orbits:
+            hin = o.hom_in.detach().cpu().numpy()
+            hout = o.hom_out.detach().cpu().numpy()
+            th = [getattr(o, n).detach().double().cpu().numpy() for n in ("theta_q", "theta_k", "theta_v", "theta_o")]
+            out.append(tuple(np.tensordot(t, b, axes=1) for t, b in zip(th, (hin, hin, hin, hout))))
+        return out
+
+    # ----- group ---------------------------------------------------------------------------
+    def group_action(self, g: int) -> torch.Tensor:
+        """``rho(g)`` as a ``(dim V, dim V)`` tensor (module dtype and device), ``g in range(|G|)``."""
+        if not 0 <= int(g) < self.group_order:
+            raise IndexError(f"group element {g} out of range(0, {self.group_order})")
+        return self.group_matrices_w[int(g)]
+
+    # ----- forward -------------------------------------------------------------------------
+    def head_weights(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Expanded per-head weights in the vanilla layout (SPEC §1), heads padded to ``head_dim``:
+        ``W_Q, W_K, W_V (H, D, n)`` and ``W_O (H, n, D)`` (differentiable)."""
+        n, H, D = self.dim_v, self.heads, self.head_dim
+        if H == 0 or D == 0:
+            z = self.group_matrices_w.new_zeros
+            return z(H, D, n), z(H, D, n), z(H, D, n), z(H, n, D)
+        parts = [o.expand(D) for o in self.orbits]
+        qkv = torch.cat([p[0] for p in parts], dim=1)  # (3, H, D, n)
+        wo = torch.cat([p[1] for p in parts], dim=0)  # (H, n, D)
+        return qkv[0], qkv[1], qkv[2], wo
+
+    def forward(
+        self, x: torch.Tensor, attn_mask: torch.Tensor | None = None, is_causal: bool = False
+    ) -> torch.Tensor:
+        n, H, D = self.dim_v, self.heads, self.head_dim
+        if H == 0 or D == 0:
+            return _attend(x, x.new_zeros(0, n), x.new_zeros(n, 0), 0, 0, attn_mask, is_causal)
+        parts = [o.expand(D) for o in self.orbits]
+        w_qkv = torch.cat([p[0] for p in parts], dim=1).reshape(3 * H * D, n)
+        w_o = torch.cat([p[1] for p in parts], dim=0).permute(1, 0, 2).reshape(n, H * D)
+        return _attend(x, w_qkv, w_o, H, D, attn_mask, is_causal)
+
+    def to_vanilla(self) -> "VanillaAttention":
+        """A :class:`VanillaAttention` computing the same function (a detached copy)."""
+        Wq, Wk, Wv, Wo = (t.detach() for t in self.head_weights())
+        v = VanillaAttention(self.heads, self.head_dim, self.dim_v, dtype=Wq.dtype, device=Wq.device)
+        with torch.no_grad():
+            for p, t in zip((v.Wq, v.Wk, v.Wv, v.Wo), (Wq, Wk, Wv, Wo)):
+                p.copy_(t)
+        return v
+
+    def extra_repr(self) -> str:
+        return (
+            f"dim_v={self.dim_v}, group_order={self.group_order}, heads={self.heads}, "
+            f"head_dim={self.head_dim}, params={self.num_parameters}"
+        )
+
+
+class VanillaAttention(nn.Module):
+    """Unconstrained multi-head attention of SPEC §1 (no biases, no 1/sqrt(d)).
+
+    Parameters ``Wq, Wk, Wv (H, d, n_V)`` and ``Wo (H, n_V, d)``; ``4 H d n_V`` in total.
+    Same input/mask conventions as :class:`EquivariantAttention`.
+    """
+
+    def __init__(
+        self,
+        heads: int,
+        head_dim: int,
+        dim_v: int,
+        *,
+        dtype: torch.dtype | None = None,
+        device: Any = None,
+        generator: torch.Generator | None = None,
+    ) -> None:
+        super().__init__()
+        dtype = _check_factory(dtype)
+        if min(heads, head_dim, dim_v) < 0:
+            raise ValueError("heads, head_dim and dim_v must be non-negative")
+        self.heads, self.head_dim, self.dim_v = int(heads), int(head_dim), int(dim_v)
+        H, d, n = self.heads, self.head_dim, self.dim_v
+        kw = {"dtype": dtype, "device": device}
+        self.Wq = nn.Parameter(torch.empty(H, d, n, **kw))
+        self.Wk = nn.Parameter(torch.empty(H, d, n, **kw))
+        self.Wv = nn.Parameter(torch.empty(H, d, n, **kw))
+        self.Wo = nn.Parameter(torch.empty(H, n, d, **kw))
+        self.reset_parameters(generator=generator)
+
+    @classmethod
+    def from_numpy(
+        cls, Wq: Any, Wk: Any, Wv: Any, Wo: Any, *, dtype: torch.dtype | None = None, device: Any = None
+    ) -> "VanillaAttention":
+        """From arrays ``Wq, Wk, Wv (H, d, n)`` and ``Wo (H, n, d)``; dtype defaults to the
+        arrays' (float64 stays float64) when floating, else torch's default."""
+        arrs = [np.asarray(a) for a in (Wq, Wk, Wv, Wo)]
+        H, d, n = arrs[0].shape
+        for name, a, shape in zip(("Wq", "Wk", "Wv", "Wo"), arrs, ((H, d, n),) * 3 + ((H, n, d),)):
+            if a.shape != shape:
+                raise ValueError(f"{name} has shape {a.shape}, expected {shape}")
+        if dtype is None:
+            rt = np.result_type(*arrs)
+            dtype = {np.dtype(np.float64): torch.float64, np.dtype(np.float32): torch.float32}.get(rt)
+        layer = cls(H, d, n, dtype=dtype, device=device)
+        with torch.no_grad():
+            for p, a in zip((layer.Wq, layer.Wk, layer.Wv, layer.Wo), arrs):
+                p.copy_(torch.as_tensor(a, dtype=p.dtype, device=p.device))
+        return layer
+
+    @property
+    def num_parameters(self) -> int:
+        return 4 * self.heads * self.head_dim * self.dim_v
+
+    @torch.no_grad()
+    def reset_parameters(self, generator: torch.Generator | None = None) -> None:
+        """Entries ``N(0, 1/n_V)`` for ``Wq, Wk, Wv`` and ``N(0, 1/(H d))`` for ``Wo``."""
+        sq = 1 / math.sqrt(max(self.dim_v, 1))
+        so = 1 / math.sqrt(max(self.heads * self.head_dim, 1))
+        for p, s in ((self.Wq, sq), (self.Wk, sq), (self.Wv, sq), (self.Wo, so)):
+            noise = torch.randn(p.shape, generator=generator, dtype=torch.float64, device=_gen_device(generator))
+            p.copy_(noise * s)
+
+    def forward(
+        self, x: torch.Tensor, attn_mask: torch.Tensor | None = None, is_causal: bool = False
+    ) -> torch.Tensor:
+        H, d, n = self.heads, self.head_dim, self.dim_v
+        w_qkv = torch.stack([self.Wq, self.Wk, self.Wv]).reshape(3 * H * d, n)
+        w_o = self.Wo.permute(1, 0, 2).reshape(n, H * d)
+        return _attend(x, w_qkv, w_o, H, d, attn_mask, is_causal)
+
+    def extra_repr(self) -> str:
+        return f"heads={self.heads}, head_dim={self.head_dim}, dim_v={self.dim_v}, params={self.num_parameters}"
+
+
+# ----- helpers -------------------------------------------------------------------------------
+def _gen_device(generator: torch.Generator | None) -> torch.device:
+    return generator.device if generator is not None else torch.device("cpu")
+
+
+def _coordinates(mat: Any, basis: np.ndarray, what: str) -> np.ndarray:
+    """Least-squares coordinates of ``mat`` in ``basis (p, r, c)``; raise if off the span."""
+    m = np.asarray(mat, dtype=np.float64)
+    if m.shape != basis.shape[1:]:
+        raise ValueError(f"{what} has shape {m.shape}, expected {basis.shape[1:]}")
+    p = basis.shape[0]
+    flat = basis.reshape(p, -1)
+    if p:
+        coef, *_ = np.linalg.lstsq(flat.T, m.ravel(), rcond=None)
+    else:
+        coef = np.zeros(0)
+    resid = np.linalg.norm(m.ravel() - flat.T @ coef)
+    scale = np.linalg.norm(m)
+    if resid > HOM_RESIDUAL_TOL * scale or (scale == 0 and resid > 0):
+        raise ValueError(
+            f"{what} is not in the Hom space of its orbit (relative residual {resid / max(scale, 1e-300):.2e})"
+        )
+    return coef
+
+
+def _load_json(obj: Any) -> dict:
+    if isinstance(obj, dict):
+        return obj
+    if isinstance(obj, (bytes, bytearray)):
+        obj = obj.decode()
+    if isinstance(obj, str) and obj.lstrip().startswith("{"):
+        return json.loads(obj)
+    if isinstance(obj, (str, os.PathLike)):
+        with open(obj, encoding="utf-8") as fh:
+            return json.load(fh)
+    raise TypeError(f"expected a dict, a JSON string or a path, got {type(obj).__name__}")

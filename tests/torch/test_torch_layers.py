@@ -1,0 +1,310 @@
+"""EquivariantAttention / VanillaAttention on hand-made realisations (float64, tol 1e-10)."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from eqattn.torch import EquivariantAttention, VanillaAttention  # noqa: E402
+from eqtorch_cases import heads_from_thetas, make_cases, reference_attention  # noqa: E402
+
+TOL = 1e-10
+CASES = make_cases()
+IDS = [c.name for c in CASES]
+F64 = torch.float64
+
+
+def build(case, seed=0, dtype=F64):
+    g = torch.Generator().manual_seed(seed)
+    return EquivariantAttention(case.realized, dtype=dtype, generator=g)
+
+
+def rand_x(n, B=3, N=7, seed=1, dtype=F64):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(B, N, n, generator=g, dtype=F64).to(dtype)
+
+
+def thetas(layer):
+    return [tuple(getattr(o, f"theta_{c}").detach().double().numpy() for c in "qkvo") for o in layer.orbits]
+
+
+def max_err(a, b):
+    return float((a - b).detach().abs().max())
+
+
+def npy(t):
+    return t.detach().numpy()
+
+
+# ----- equivariance -----------------------------------------------------------------------------
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_equivariance_every_element(case):
+    layer = build(case)
+    X = rand_x(case.realized.dim_v)
+    Y = layer(X)
+    assert layer.group_order == len(case.group)
+    scale = float(Y.detach().abs().max())
+    assert scale > 1e-3, "degenerate test: output is ~0"
+    for g in range(layer.group_order):
+        rho = layer.group_action(g)
+        assert rho.shape == (layer.dim_v, layer.dim_v)
+        assert max_err(layer(X @ rho.T), Y @ rho.T) < TOL, f"g={g}"
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_equivariance_masked(case):
+    layer = build(case, seed=3)
+    X = rand_x(case.realized.dim_v, N=6, seed=4)
+    causal = torch.ones(6, 6, dtype=torch.bool).tril()
+    additive = torch.randn(2, 1, 6, 6, generator=torch.Generator().manual_seed(5), dtype=F64)
+    X2 = X[:2]
+    for g in range(layer.group_order):
+        rho = layer.group_action(g)
+        assert max_err(layer(X @ rho.T, attn_mask=causal), layer(X, attn_mask=causal) @ rho.T) < TOL
+        assert max_err(layer(X2 @ rho.T, attn_mask=additive), layer(X2, attn_mask=additive) @ rho.T) < TOL
+
+
+def test_random_vanilla_layer_is_not_equivariant():
+    """Sanity: the equivariance test can fail."""
+    case = CASES[0]
+    v = VanillaAttention(2, 1, 2, dtype=F64, generator=torch.Generator().manual_seed(0))
+    X = rand_x(2)
+    rho = torch.as_tensor(case.group[1])
+    assert max_err(v(X @ rho.T), v(X) @ rho.T) > 1e-3
+
+
+# ----- the function computed -------------------------------------------------------------------
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_matches_spec_reference(case):
+    layer = build(case, seed=7)
+    X = rand_x(case.realized.dim_v, B=2, N=5, seed=8)
+    Wq, Wk, Wv, Wo = heads_from_thetas(case.realized, thetas(layer))
+    got = npy(layer(X))
+    for b in range(2):
+        np.testing.assert_allclose(got[b], reference_attention(X[b].numpy(), Wq, Wk, Wv, Wo), atol=TOL, rtol=0)
+    # head_weights() is the same expansion
+    for mine, ref in zip(layer.head_weights(), (Wq, Wk, Wv, Wo)):
+        np.testing.assert_allclose(npy(mine), ref, atol=1e-13, rtol=0)
+
+
+@pytest.mark.parametrize("case", CASES[:3] + CASES[5:6], ids=IDS[:3] + IDS[5:6])
+def test_masked_matches_reference(case):
+    layer = build(case, seed=9)
+    N = 6
+    X = rand_x(case.realized.dim_v, B=2, N=N, seed=10)
+    Wq, Wk, Wv, Wo = heads_from_thetas(case.realized, thetas(layer))
+    rng = np.random.default_rng(0)
+    bool_mask = rng.random((N, N)) < 0.6
+    np.fill_diagonal(bool_mask, True)  # no fully masked row
+    float_mask = rng.normal(size=(N, N))
+    for mask in (bool_mask, float_mask):
+        got = npy(layer(X, attn_mask=torch.as_tensor(mask)))
+        for b in range(2):
+            np.testing.assert_allclose(got[b], reference_attention(X[b].numpy(), Wq, Wk, Wv, Wo, mask), atol=TOL, rtol=0)
+    causal = np.tril(np.ones((N, N), dtype=bool))
+    got = npy(layer(X, is_causal=True))
+    np.testing.assert_allclose(got[0], reference_attention(X[0].numpy(), Wq, Wk, Wv, Wo, causal), atol=TOL, rtol=0)
+    # float32 masks are cast to the layer dtype
+    np.testing.assert_allclose(
+        npy(layer(X, attn_mask=torch.as_tensor(float_mask, dtype=torch.float32))),
+        npy(layer(X, attn_mask=torch.as_tensor(float_mask, dtype=torch.float32).double())),
+        atol=TOL,
+    )
+
+
+def test_unbatched_input():
+    case = CASES[2]
+    layer = build(case)
+    X = rand_x(2)
+    assert max_err(layer(X[1]), layer(X)[1]) < TOL
+
+
+def test_vanilla_layer_matches_reference_and_equivariant_layer():
+    case = CASES[5]
+    layer = build(case, seed=11)
+    van = layer.to_vanilla()
+    assert (van.heads, van.head_dim, van.dim_v) == (layer.heads, layer.head_dim, layer.dim_v)
+    assert sum(p.numel() for p in van.parameters()) == 4 * van.heads * van.head_dim * van.dim_v == van.num_parameters
+    X = rand_x(6, seed=12)
+    assert max_err(van(X), layer(X)) < TOL
+    W = [npy(p) for p in (van.Wq, van.Wk, van.Wv, van.Wo)]
+    np.testing.assert_allclose(npy(van(X)[0]), reference_attention(X[0].numpy(), *W), atol=TOL, rtol=0)
+    van2 = VanillaAttention.from_numpy(*W)
+    assert van2.Wq.dtype == F64
+    assert max_err(van2(X), van(X)) < TOL
+    with pytest.raises(ValueError):
+        VanillaAttention.from_numpy(W[0], W[1], W[2], W[3].transpose(0, 2, 1)[:, :1])
+
+
+# ----- parameters -----------------------------------------------------------------------------
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_parameter_count(case):
+    layer = build(case)
+    total = sum(p.numel() for p in layer.parameters())
+    assert total == case.params == layer.num_parameters
+    names = {n for n, _ in layer.named_parameters()}
+    assert names == {f"orbits.{i}.theta_{c}" for i in range(len(case.orbits)) for c in "qkvo"}
+    for i, p in enumerate(case.expected_p):
+        for c in "qkvo":
+            assert getattr(layer.orbits[i], f"theta_{c}").shape == (p,)
+    # bases are buffers, not parameters
+    assert all(not b.requires_grad for b in layer.buffers())
+
+
+def test_example2_counts():
+    """SPEC §6 example 2: [(C2, B)] for C4 on E1 has 8 parameters vs vanilla 16, 2 heads of dim 1."""
+    layer = build(CASES[1])
+    assert layer.num_parameters == 8 and (layer.heads, layer.head_dim) == (2, 1)
+    assert VanillaAttention(2, 1, 2).num_parameters == 16
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_gradients_reach_every_parameter(case):
+    layer = build(case, seed=13)
+    X = rand_x(case.realized.dim_v, seed=14)
+    target = rand_x(case.realized.dim_v, seed=15)
+    ((layer(X) - target) ** 2).sum().backward()
+    for name, p in layer.named_parameters():
+        if p.numel() == 0:
+            continue
+        assert p.grad is not None, name
+        assert torch.isfinite(p.grad).all(), name
+        assert float(p.grad.abs().max()) > 1e-8, name
+    assert all(b.grad is None for b in layer.buffers())
+
+
+def test_empty_design_computes_zero():
+    from eqattn.torch import realize_from_matrices
+
+    layer = EquivariantAttention(realize_from_matrices(CASES[0].group, []), dtype=F64)
+    X = rand_x(2)
+    assert layer.num_parameters == 0 and list(layer.parameters()) == []
+    assert torch.equal(layer(X), torch.zeros_like(X))
+
+
+# ----- state, dtypes, devices -------------------------------------------------------------------
+@pytest.mark.parametrize("case", CASES[2:3] + CASES[6:7], ids=IDS[2:3] + IDS[6:7])
+def test_state_dict_round_trip(case):
+    a, b = build(case, seed=1), build(case, seed=2)
+    X = rand_x(case.realized.dim_v)
+    assert max_err(a(X), b(X)) > 1e-3
+    buf = io.BytesIO()
+    torch.save(a.state_dict(), buf)
+    buf.seek(0)
+    state = torch.load(buf, weights_only=True)
+    assert {k for k in state if "theta" not in k} == {"group_matrices"} | {
+        f"orbits.{i}.{n}" for i in range(len(case.orbits)) for n in ("cosets", "hom_in", "hom_out")
+    }
+    b.load_state_dict(state)
+    assert torch.equal(a(X), b(X))
+    # a float32 layer loads the float64 bases exactly (only the coordinates are rounded)
+    c = build(case, seed=3, dtype=torch.float32)
+    c.load_state_dict(state)
+    c.double()
+    for k, v in state.items():
+        if "theta" not in k:
+            assert torch.equal(c.state_dict()[k], v), k
+    assert max_err(c(X), a(X)) < 1e-5
+    for g in range(c.group_order):
+        rho = c.group_action(g)
+        assert max_err(c(X @ rho.T), c(X) @ rho.T) < TOL
+
+
+def test_design_weights_round_trip_and_rejection():
+    case = CASES[2]
+    a, b = build(case, seed=1), build(case, seed=2)
+    mats = a.design_weights()
+    assert [m[0].shape for m in mats] == [(2, 2), (1, 2), (2, 2)]
+    b.load_design_weights(mats)
+    X = rand_x(2)
+    assert max_err(a(X), b(X)) < TOL
+    bad = [list(m) for m in mats]
+    bad[0][1] = bad[0][1] + 1e-3 * np.array([[1.0, 0.0], [0.0, 0.0]])  # A-row of (C2, A+B) must be 0
+    with pytest.raises(ValueError, match="orbit 0: Wk"):
+        b.load_design_weights(bad)
+    bad = [list(m) for m in mats]
+    bad[2][3] = bad[2][3] + 1e-3 * np.diag([1.0, -1.0])  # not C4-equivariant
+    with pytest.raises(ValueError, match="orbit 2: Wo"):
+        b.load_design_weights(bad)
+    with pytest.raises(ValueError):
+        b.load_design_weights(mats[:2])
+    assert max_err(a(X), b(X)) < TOL  # failed loads change nothing
+
+
+def test_double_after_float32_is_exact():
+    """Bases are float64 masters: building in float32 then .double() loses nothing."""
+    case = CASES[4]
+    layer = build(case, dtype=torch.float32).double()
+    assert layer.orbits[0].hom_in.dtype == F64 and layer.orbits[0].hom_in_w.dtype == F64
+    X = rand_x(2)
+    for g in range(layer.group_order):
+        rho = layer.group_action(g)
+        assert max_err(layer(X @ rho.T), layer(X) @ rho.T) < TOL
+    layer.float()
+    assert layer.orbits[0].hom_in.dtype == F64 and layer.orbits[0].hom_in_w.dtype == torch.float32
+    assert layer.orbits[0].theta_q.dtype == torch.float32
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_low_precision_runs(dtype):
+    case = CASES[5]
+    ref = build(case, seed=5)
+    layer = build(case, seed=5).to(dtype)
+    X = rand_x(6, seed=6)
+    Y = layer(X.to(dtype))
+    assert Y.dtype == dtype and torch.isfinite(Y).all()
+    tol = 1e-5 if dtype == torch.float32 else 5e-2
+    assert max_err(Y.double(), ref(X)) < tol * float(ref(X).detach().abs().max())
+    Y.float().sum().backward()
+    assert all(p.grad is not None and p.grad.dtype == dtype for p in layer.parameters())
+    van = VanillaAttention(2, 3, 6, dtype=dtype)
+    assert van(X.to(dtype)).dtype == dtype
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+def test_cuda_matches_cpu():
+    case = CASES[5]
+    cpu = build(case, seed=5)
+    gpu = build(case, seed=5).cuda()
+    X = rand_x(6, seed=6)
+    assert max_err(gpu(X.cuda()).cpu(), cpu(X)) < 1e-8
+    assert gpu.orbits[0].hom_in.dtype == F64
+    for dtype in (torch.float32, torch.bfloat16):
+        assert torch.isfinite(gpu.to(dtype)(X.cuda().to(dtype))).all()
+
+
+def test_torch_compile():
+    if sys.platform.startswith("win"):
+        pytest.skip("inductor CPU needs a C++ compiler")
+    case = CASES[2]
+    layer = build(case, seed=1)
+    X = rand_x(2, seed=2)
+    mask = torch.ones(7, 7, dtype=torch.bool).tril()
+    compiled = torch.compile(layer, fullgraph=True)
+    t0 = time.perf_counter()
+    Y = compiled(X, attn_mask=mask)
+    assert time.perf_counter() - t0 < 120
+    assert max_err(Y, layer(X, attn_mask=mask)) < TOL
+    Y.sum().backward()
+    assert all(p.grad is not None for p in layer.parameters() if p.numel())
+
+
+# ----- packaging --------------------------------------------------------------------------------
+def test_import_eqattn_without_torch():
+    """`import eqattn` (and its non-torch layers) never import torch."""
+    code = (
+        "import sys; sys.modules['torch'] = None\n"
+        "import eqattn, eqattn.errors, eqattn.groups\n"
+        "try:\n    import eqattn.torch\nexcept ImportError as e:\n    print('ok', e)\n"
+    )
+    env = dict(os.environ)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.startswith("ok") and "pip install" in out.stdout
