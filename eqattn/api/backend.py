@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 
 class _LRU:
@@ -34,16 +34,9 @@ class _LRU:
         return value
 
 
-def _mults(rep: Any, labels: Sequence[str]) -> dict[str, int]:
-    """Multiplicity per irrep label of a core representation object."""
-    m = getattr(rep, "multiplicities", None)
-    if callable(m):
-        m = m()
-    if isinstance(m, dict):
-        return {str(k): int(v) for k, v in m.items()}
-    if m is not None:
-        return {lab: int(x) for lab, x in zip(labels, list(m))}
-    return {}
+def _mults(rep: Any) -> dict[str, int]:
+    """Multiplicity per irrep label of a core `Rep` (eqattn.reps.Rep)."""
+    return {str(lab): int(m) for lab, m in zip(rep.irreps.labels, rep.mults)}
 
 
 class RealBackend:
@@ -94,34 +87,28 @@ class RealBackend:
 
 
 def design_counts(problem: Any, design: Any) -> dict:
-    """The parameter counts of POST /api/design, read off the core's Problem and Design."""
-    G = problem.group
-    g_labels = [ir.label for ir in getattr(G, "irreps", ())] if hasattr(G, "irreps") else []
-    V = problem.rep
-    orbits = []
-    for o in design.orbits:
-        sub = o.subgroup
-        k_labels = [ir.label for ir in getattr(sub, "irreps", ())] if hasattr(sub, "irreps") else []
-        orbits.append(
-            {
-                "subgroup": int(sub.id),
-                "name": str(sub.name),
-                "rep": str(o.rep),
-                "multiplicities": _mults(o.rep, k_labels),
-                "heads": int(o.heads),
-                "head_dim": int(o.head_dim),
-                "params": int(o.params),
-            }
-        )
+    """The parameter counts of POST /api/design from the core's Problem and Design (SPEC §1, §3)."""
+    orbits = [
+        {
+            "subgroup": int(o.sub.id),
+            "name": str(o.sub.name),
+            "rep": str(o.W),
+            "multiplicities": _mults(o.W),
+            "heads": int(o.heads),
+            "head_dim": int(o.head_dim),
+            "params": int(o.params(problem)),
+        }
+        for o in design.orbits
+    ]
     vanilla = int(problem.vanilla_params)
-    params = int(design.params)
+    params = sum(o["params"] for o in orbits)
     return {
-        "group": str(getattr(G, "name", "")),
+        "group": str(problem.group.name),
         "dim_v": int(problem.dim_v),
         "heads": int(problem.heads),
         "head_dim": int(problem.head_dim),
         "vanilla_params": vanilla,
-        "rep": {"text": str(V), "dim": int(problem.dim_v), "multiplicities": _mults(V, g_labels)},
+        "rep": {"text": str(problem.V), "dim": int(problem.dim_v), "multiplicities": _mults(problem.V)},
         "design_params": params,
         "design_heads": sum(o["heads"] for o in orbits),
         "ratio": (params / vanilla) if vanilla else None,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 # Bounds of the request models: generous, the core enforces its own (LimitError).
 MAX_HEADS = 512
@@ -37,6 +37,13 @@ class OrbitIn(_Strict):
 
     subgroup: int | str = Field(description="subgroup id (from /api/group) or name")
     rep: str = Field(max_length=MAX_TEXT, description="representation of the subgroup, e.g. 2xA + B")
+
+    @field_validator("subgroup", mode="before")
+    @classmethod
+    def _id_or_name(cls, v: Any) -> Any:
+        if isinstance(v, bool) or not isinstance(v, (int, str)):
+            raise ValueError("must be a subgroup id (a whole number) or a subgroup name such as C2")
+        return v
 
 
 class DesignIn(ProblemIn):

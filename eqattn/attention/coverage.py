@@ -22,6 +22,7 @@ from .problem import Problem
 MAX_SCENARIOS_PER_CLUSTERING = 20000
 MAX_SCENARIOS_TOTAL = 200000
 SEARCH_BUDGET = 200000
+MAX_MULTISETS = 4096
 
 
 @dataclass(frozen=True)
@@ -67,19 +68,22 @@ class ScenarioResult:
 class Verdict:
     clustering: Clustering
     covered: bool
-    witnesses: tuple[ScenarioResult, ...]
+    witnesses: tuple[ScenarioResult, ...]  # one per checked scenario (the others are easier)
     counterexample: ScenarioResult | None
+    scenarios: int = 0  # all scenarios of the clustering (before the design-specific reduction)
 
 
-def scenario_count(problem: Problem, c: Clustering) -> int:
-    table = option_table(problem)
-    return math.prod(math.comb(len(table.options(o)) + k - 1, k) for o, k in c.orbits)
+def scenario_count(problem: Problem, c: Clustering, search: "_Search | None" = None) -> int:
+    """Number of scenarios (multisets of options per orbit type); with `search`, of the
+    scenarios left after the design-specific reduction."""
+    opts = search.reduced_options if search is not None else option_table(problem).options
+    return math.prod(math.comb(len(opts(o)) + k - 1, k) for o, k in c.orbits)
 
 
-def scenarios(problem: Problem, c: Clustering):  # noqa: ANN201 - generator of tuples of Option
+def scenarios(problem: Problem, c: Clustering, search: "_Search | None" = None):  # noqa: ANN201
     """Scenarios as multisets: identical orbits take non-decreasing option indices."""
-    table = option_table(problem)
-    per_type = [list(combinations_with_replacement(table.options(o), k)) for o, k in c.orbits]
+    opts = search.reduced_options if search is not None else option_table(problem).options
+    per_type = [list(combinations_with_replacement(opts(o), k)) for o, k in c.orbits]
     for combo in product(*per_type):
         yield tuple(opt for group in combo for opt in group)
 
@@ -105,8 +109,9 @@ def demands_of(problem: Problem, options: tuple[Option, ...]) -> tuple[Demand, .
 class _Search:
     """Assignment search over design orbit types (identical orbits interchangeable)."""
 
-    def __init__(self, problem: Problem, design: Design) -> None:
+    def __init__(self, problem: Problem, design: Design, reduce: bool = True) -> None:
         self.problem = problem
+        self.reduce = reduce
         self.h = hosting(problem)
         types: dict[tuple, list[int]] = {}
         for i, o in enumerate(design.orbits):
@@ -116,8 +121,17 @@ class _Search:
         self.type_orbit = [design.orbits[v[0]] for v in self.instances]
         self.counts = [len(v) for v in self.instances]
         self.memo: dict[tuple, tuple | None] = {}
+        self._cands: dict[tuple, list[tuple[int, int, np.ndarray]]] = {}
+        self._req: dict[tuple, list[tuple[int, ...]] | None] = {}
+        self._reduced: dict[tuple[int, int], tuple[Option, ...]] = {}
 
     def candidates(self, d: Demand) -> list[tuple[int, int, np.ndarray]]:
+        key = d.value()
+        if key not in self._cands:
+            self._cands[key] = self._candidates(d)
+        return self._cands[key]
+
+    def _candidates(self, d: Demand) -> list[tuple[int, int, np.ndarray]]:
         out = []
         for t, o in enumerate(self.type_orbit):
             for a, S in self.h.hosts(o.sub.id, o.W, d.kbar, d.P):
@@ -126,13 +140,105 @@ class _Search:
                     out.append((t, a, s))
         return out
 
+    # ----- design-specific dominance between options ---------------------------------------
+    def requirement(self, d: Demand) -> list[tuple[int, ...]] | None:
+        """Minimal multisets of design orbit types (counts per type) that can meet the demand
+        alone; None when there are too many multisets to list."""
+        key = d.value()
+        if key not in self._req:
+            self._req[key] = self._requirement(d)
+        return self._req[key]
+
+    def _requirement(self, d: Demand) -> list[tuple[int, ...]] | None:
+        if math.prod(c + 1 for c in self.counts) > MAX_MULTISETS:
+            return None
+        cands = self.candidates(d)
+        by_type: dict[int, list[np.ndarray]] = {}
+        for t, _, s in cands:
+            by_type.setdefault(t, []).append(s)
+        D = np.array(d.D.mults)
+        minimal: list[tuple[int, ...]] = []
+        ranges = [range(c + 1) if t in by_type else range(1) for t, c in enumerate(self.counts)]
+        for m in sorted(product(*ranges), key=lambda m: (sum(m), m)):
+            if any(all(x <= y for x, y in zip(q, m)) for q in minimal):
+                continue
+            hosts = [s_list for t, k in enumerate(m) for s_list in [by_type.get(t, [])] * k]
+            if self._meets(hosts, D):
+                minimal.append(m)
+        return minimal
+
+    @staticmethod
+    def _meets(hosts: list[list[np.ndarray]], D: np.ndarray) -> bool:
+        """Can one supply per host (one double coset each) sum to at least D?"""
+
+        def rec(i: int, deficit: np.ndarray) -> bool:
+            if (deficit <= 0).all():
+                return True
+            if i == len(hosts):
+                return False
+            rest = np.zeros_like(deficit)
+            for h in hosts[i:]:
+                rest = rest + np.max(h, axis=0)
+            if (rest < deficit).any():
+                return False
+            return any(rec(i + 1, deficit - s) for s in hosts[i])
+
+        return rec(0, D)
+
+    def reduced_options(self, orbit: tuple[int, int]) -> tuple[Option, ...]:
+        """The orbit's options, less those that are easier than another for this design:
+        o' is easier than o when every minimal host multiset of o also meets o' (then any
+        assignment for a scenario with o serves the scenario with o' instead)."""
+        if orbit in self._reduced:
+            return self._reduced[orbit]
+        opts = list(option_table(self.problem).options(orbit))
+        if not self.reduce:
+            self._reduced[orbit] = tuple(opts)
+            return self._reduced[orbit]
+        reqs = []
+        for o in opts:
+            if o.zero:
+                reqs.append(None)
+            elif o.D.is_zero():
+                reqs.append([tuple(0 for _ in self.counts)])
+            else:
+                reqs.append(self.requirement(Demand(o.kbar, o.P, o.D, (0,), False)))
+
+        def up_subset(r: list, r2: list) -> bool:
+            """up(r) within up(r2): every minimal multiset of r contains one of r2."""
+            return all(any(all(x <= y for x, y in zip(q2, q)) for q2 in r2) for q in r)
+
+        keep = []
+        for i, o in enumerate(opts):
+            ri = reqs[i]
+            easier = False
+            if ri is not None:
+                for j, _ in enumerate(opts):
+                    rj = reqs[j]
+                    if j == i or rj is None:
+                        continue
+                    if up_subset(rj, ri) and (not up_subset(ri, rj) or j < i):
+                        easier = True
+                        break
+            if not easier:
+                keep.append(o)
+        self._reduced[orbit] = tuple(keep)
+        return self._reduced[orbit]
+
     def solve(self, demands: tuple[Demand, ...]) -> tuple | None:
-        key = tuple(sorted(d.value() for d in demands))
-        if key in self.memo:
-            return self.memo[key]
-        res = self._solve(demands)
-        self.memo[key] = res
-        return res
+        # the memo is keyed by the sorted demand values, so solve in that order and map the
+        # plan back to the caller's order (a plan is positional: one entry per demand)
+        order = sorted(range(len(demands)), key=lambda j: demands[j].value())
+        key = tuple(demands[j].value() for j in order)
+        if key not in self.memo:
+            self.memo[key] = self._solve(tuple(demands[j] for j in order))
+        res = self.memo[key]
+        if res is None:
+            return None
+        out: list = [()] * len(demands)
+        for pos, j in enumerate(order):
+            out[j] = res[pos]
+        return tuple(out)
 
     def _solve(self, demands: tuple[Demand, ...]) -> tuple | None:
         cands = [self.candidates(d) for d in demands]
@@ -257,32 +363,34 @@ def check_scenario(problem: Problem, design: Design, options: tuple[Option, ...]
 
 def check_clustering(problem: Problem, design: Design, c: Clustering, search: _Search | None = None) -> Verdict:
     search = search or _Search(problem, design)
-    n = scenario_count(problem, c)
+    n = scenario_count(problem, c, search)
     if n > MAX_SCENARIOS_PER_CLUSTERING:
         raise LimitError(
-            "heads", f"clustering {c.id} has {n} scenarios; at most {MAX_SCENARIOS_PER_CLUSTERING} are checked"
+            "heads",
+            f"clustering {c.id} needs {n} scenarios checked; at most {MAX_SCENARIOS_PER_CLUSTERING} are checked",
         )
     witnesses = []
-    for opts in scenarios(problem, c):
+    for opts in scenarios(problem, c, search):
         r = check_scenario(problem, design, opts, search)
         if not r.ok:
-            return Verdict(c, False, (), r)
+            return Verdict(c, False, (), r, scenario_count(problem, c))
         witnesses.append(r)
-    return Verdict(c, True, tuple(witnesses), None)
+    return Verdict(c, True, tuple(witnesses), None, scenario_count(problem, c))
 
 
 def estimate_scenarios(problem: Problem) -> int:
     return sum(scenario_count(problem, c) for c in clusterings(problem))
 
 
-def check_coverage(problem: Problem, design: Design) -> tuple[Verdict, ...]:
-    """A verdict per clustering, with witnesses or a counterexample (SPEC §4.5)."""
-    total = estimate_scenarios(problem)
+def check_coverage(problem: Problem, design: Design, reduce: bool = True) -> tuple[Verdict, ...]:
+    """A verdict per clustering, with witnesses or a counterexample (SPEC §4.5).
+    `reduce=False` checks every scenario (no design-specific dominance), for benchmarks."""
+    search = _Search(problem, design, reduce=reduce)
+    total = sum(scenario_count(problem, c, search) for c in clusterings(problem))
     if total > MAX_SCENARIOS_TOTAL:
         raise LimitError(
             "heads",
-            f"this problem has about {total} scenarios over {len(clusterings(problem))} clusterings; "
+            f"this design needs {total} scenarios checked over {len(clusterings(problem))} clusterings; "
             f"at most {MAX_SCENARIOS_TOTAL} are checked interactively",
         )
-    search = _Search(problem, design)
     return tuple(check_clustering(problem, design, c, search) for c in clusterings(problem))

@@ -9,6 +9,8 @@ from .design import Design
 from .options import Option, option_table
 from .problem import Problem
 
+MAX_WITNESSES = 50  # witnesses per clustering in the JSON (the rest are counted)
+
 
 def _orbit_json(problem: Problem, orbit: tuple[int, int], count: int) -> dict:
     cid, n = orbit
@@ -150,7 +152,10 @@ def scenario_text(problem: Problem, design: Design, r: ScenarioResult) -> str:
 def verdict_json(problem: Problem, design: Design, v: Verdict) -> dict:
     out = clustering_json(problem, v.clustering)
     out["covered"] = v.covered
-    out["witness"] = [scenario_json(problem, design, r) for r in v.witnesses] if v.covered else None
+    out["scenarios"] = v.scenarios
+    out["scenarios_checked"] = len(v.witnesses) + (1 if v.counterexample else 0)
+    out["witness"] = [scenario_json(problem, design, r) for r in v.witnesses[:MAX_WITNESSES]] if v.covered else None
+    out["witness_truncated"] = v.covered and len(v.witnesses) > MAX_WITNESSES
     out["counterexample"] = scenario_json(problem, design, v.counterexample) if v.counterexample else None
     if v.counterexample is not None:
         out["counterexample"]["explanation"] = out["counterexample"]["text"]

@@ -15,6 +15,7 @@ Accepted specs (names are case-sensitive; spaces are optional and ignored):
 from __future__ import annotations
 
 import re
+import threading
 from collections import OrderedDict
 
 from ..errors import InputError, LimitError
@@ -37,6 +38,7 @@ PATTERNS = (
 _CACHE: dict[str, FiniteGroup] = {}  # catalog groups: finitely many, kept
 _CUSTOM: OrderedDict[str, FiniteGroup] = OrderedDict()  # custom groups: the most recent ones
 _CUSTOM_MAX = 64
+_LOCK = threading.RLock()  # the API calls from a thread pool: build each group once
 
 
 def _err(message: str) -> InputError:
@@ -52,6 +54,14 @@ def get_group(spec: str) -> FiniteGroup:
     if not isinstance(spec, str):
         raise _err(f"a group is given by its name (text), not {type(spec).__name__}; the catalog: {PATTERNS}")
     key = normalise(spec)
+    g = _CACHE.get(key)
+    if g is not None:
+        return g
+    with _LOCK:
+        return _get_locked(key)
+
+
+def _get_locked(key: str) -> FiniteGroup:
     g = _CACHE.get(key)
     if g is not None:
         return g

@@ -8,6 +8,7 @@ permutation matrices form a homomorphism.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Callable, Hashable, Sequence
@@ -17,6 +18,7 @@ import numpy as np
 from ..errors import InputError, LimitError
 
 MAX_ORDER = 500
+_LATTICE_LOCK = threading.RLock()
 
 
 def _closure(
@@ -251,11 +253,19 @@ class FiniteGroup:
         return w[::-1]
 
     # ----- subgroup lattice (built lazily, cached) ------------------------------------
-    @cached_property
+    @property
     def lattice(self) -> "SubgroupLattice":
-        from .subgroups import SubgroupLattice
+        """Built once (under a lock: the web app calls from several threads)."""
+        lat = self.__dict__.get("_lattice")
+        if lat is None:
+            with _LATTICE_LOCK:
+                lat = self.__dict__.get("_lattice")
+                if lat is None:
+                    from .subgroups import SubgroupLattice
 
-        return SubgroupLattice.build(self)
+                    lat = SubgroupLattice.build(self)
+                    self.__dict__["_lattice"] = lat
+        return lat
 
     @property
     def subgroup_classes(self) -> tuple["SubgroupClass", ...]:

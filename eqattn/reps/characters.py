@@ -49,8 +49,10 @@ def complex_character_table(G: "FiniteGroup") -> np.ndarray:
         # clean and verify orthogonality
         gram = (chars * sizes[None, :]) @ chars.conj().T / n
         if np.allclose(gram, np.eye(k), atol=1e-6) and np.allclose(np.round(degs), degs, atol=1e-6):
-            chars = np.where(np.abs(chars.imag) < 1e-9, chars.real, chars)
-            chars = np.where(np.abs(chars.real) < 1e-9, 1j * chars.imag, chars)
+            re_, im_ = chars.real, chars.imag
+            re_ = np.where(np.abs(re_ - np.round(re_)) < 1e-9, np.round(re_), re_)
+            im_ = np.where(np.abs(im_ - np.round(im_)) < 1e-9, np.round(im_), im_)
+            chars = re_ + 1j * im_
             degs_i = np.round(degs).astype(int)
             order = sorted(range(k), key=lambda i: (degs_i[i], _sort_key(chars[i])))
             return chars[order][:, cls]

@@ -20,8 +20,10 @@ def regular_irrep_matrices(table: np.ndarray, inv: np.ndarray, chi: np.ndarray, 
     for attempt in range(6):
         v = rng.normal(size=n)
         pv = (dim / (e * n)) * (chi[:, None] * v[gather]).sum(axis=0)
-        span = pv[gather]  # rows: R(g) P v
-        u, s, _ = np.linalg.svd(span.T, full_matrices=False)
+        span = pv[gather]  # rows: R(g) P v; their span has dimension <= dim^2 / e
+        kmax = min(n, dim * dim // e + 4)
+        sketch = span.T @ rng.normal(size=(n, kmax))  # random range finder
+        u, s, _ = np.linalg.svd(sketch, full_matrices=False)
         rank = int(np.sum(s > 1e-8 * s[0]))
         Q = u[:, :rank]  # (n, k) orthonormal basis of the cyclic submodule
         rho = np.matmul(Q.T[None, :, :], Q[gather])  # Q^T R(g) Q

@@ -44,6 +44,60 @@ __all__ = ["EquivariantAttention", "VanillaAttention"]
 
 #: relative residual above which a matrix is declared not to lie in the Hom space
 HOM_RESIDUAL_TOL = 1e-8
+#: a basis with at most this fraction of nonzero entries is expanded sparsely (index_add)
+SPARSE_MAX_DENSITY = 0.1
+#: skip the canonical-basis search when it would cost more than this many flops (p^2 * size)
+CANONICAL_MAX_FLOPS = 2e10
+
+
+def canonical_basis(basis: np.ndarray) -> np.ndarray:
+    """An orthonormal basis of the same space as ``basis (p, r, c)``, as sparse as we can get.
+
+    The span is what matters (SPEC §3), not the basis the realisation happened to pick (the
+    core builds it from random intertwiners, which makes every element dense). The reduced
+    row-echelon form of a space depends only on the space; for Hom spaces of representations
+    in block/permutation form it is sparse and, after normalising, usually orthogonal. It is
+    orthonormalised (Löwdin, which keeps the sparsity when the rows are already orthogonal),
+    checked to span the same space, and used only when it is sparser than the given basis.
+    A full space (``p = r * c``) gets the standard basis at no cost.
+    """
+    p = basis.shape[0]
+    size = int(np.prod(basis.shape[1:]))
+    if p == 0:
+        return basis
+    if p == size:
+        return np.eye(size).reshape(basis.shape)
+    if float(p) * p * size > CANONICAL_MAX_FLOPS:
+        return basis
+    import scipy.linalg
+
+    flat = basis.reshape(p, size)
+    try:
+        _, _, piv = scipy.linalg.qr(flat, mode="economic", pivoting=True)
+        C = flat[:, piv[:p]]
+        R = np.linalg.solve(C, flat)
+        R[np.abs(R) < 1e-12 * np.abs(R).max()] = 0.0
+        R[:, piv[:p]] = np.eye(p)
+        gram = R @ R.T
+        d = np.sqrt(np.diag(gram))
+        off = gram / np.outer(d, d) - np.eye(p)
+        if np.abs(off).max() < 1e-12:
+            Q = R / d[:, None]
+        else:
+            vals, vecs = np.linalg.eigh(gram)
+            Q = (vecs / np.sqrt(vals)) @ vecs.T @ R
+            Q[np.abs(Q) < 1e-13] = 0.0
+        # same space and orthonormal, else keep the given basis
+        if np.abs(Q @ Q.T - np.eye(p)).max() > 1e-10:
+            return basis
+        ortho, *_ = np.linalg.lstsq(flat.T, Q.T, rcond=None)
+        if np.abs(flat.T @ ortho - Q.T).max() > 1e-10:
+            return basis
+    except (np.linalg.LinAlgError, ValueError):
+        return basis
+    if np.count_nonzero(Q) <= np.count_nonzero(np.abs(flat) > 1e-13):
+        return Q.reshape(basis.shape)
+    return basis
 
 
 def _attend(
@@ -127,7 +181,7 @@ def _refresh_after_load(module: nn.Module, incompatible_keys: Any) -> None:
 class _Orbit(_ExactBuffers):
     """One design orbit ``(K, W)``: parameters ``theta_q, theta_k, theta_v, theta_o`` (length p)."""
 
-    def __init__(self, orbit: Any, dim_v: int, dtype: torch.dtype, device: Any) -> None:
+    def __init__(self, orbit: Any, dim_v: int, dtype: torch.dtype, device: Any, canonical: bool = True) -> None:
         super().__init__()
         w = int(orbit.head_dim)
         cosets = np.asarray(orbit.cosets, dtype=np.float64)
@@ -147,28 +201,83 @@ class _Orbit(_ExactBuffers):
         self.index = cosets.shape[0]
         self.p = hom_in.shape[0]
         self.dim_v = dim_v
+        if canonical:
+            hom_in = canonical_basis(hom_in)
+            hom_out = canonical_basis(hom_out)
         self.register_exact("cosets", cosets, dtype, device)
         self.register_exact("hom_in", hom_in, dtype, device)
         self.register_exact("hom_out", hom_out, dtype, device)
         for name in ("theta_q", "theta_k", "theta_v", "theta_o"):
             setattr(self, name, nn.Parameter(torch.zeros(self.p, dtype=dtype, device=device)))
+        for name in ("hom_in", "hom_out"):  # sparse form (rows, cols, values) of sparse bases
+            for part in ("_rows", "_cols", "_vals"):
+                self.register_buffer(name + part, None, persistent=False)
+        self._refresh_sparse()
+
+    def _refresh_working(self) -> None:
+        super()._refresh_working()
+        if "hom_in_vals" in self._buffers:
+            self._refresh_sparse()
+
+    def _refresh_sparse(self) -> None:
+        """Bases with at most SPARSE_MAX_DENSITY nonzeros are expanded by ``index_add``."""
+        for name in ("hom_in", "hom_out"):
+            master, work = self._buffers[name], self._buffers[name + "_w"]
+            rows = cols = vals = None
+            try:
+                flat = master.reshape(master.shape[0], master.shape[1] * master.shape[2])
+                nz = flat != 0
+                if flat.numel() and int(nz.sum()) <= SPARSE_MAX_DENSITY * flat.numel():
+                    rows, cols = nz.nonzero(as_tuple=True)
+                    vals = flat[rows, cols].to(dtype=work.dtype, device=work.device)
+                    rows, cols = rows.to(work.device), cols.to(work.device)
+            except (RuntimeError, NotImplementedError):  # e.g. meta tensors: stay dense
+                rows = cols = vals = None
+            self._buffers[name + "_rows"], self._buffers[name + "_cols"], self._buffers[name + "_vals"] = rows, cols, vals
+
+    def apply_basis(self, theta: torch.Tensor, name: str) -> torch.Tensor:
+        """``theta (r, p) -> (r, prod(basis.shape[1:]))``: ``sum_t theta[:, t] basis[t]`` flattened."""
+        vals = self._buffers[name + "_vals"]
+        work = self._buffers[name + "_w"]
+        size = work.shape[1] * work.shape[2]
+        if vals is None:
+            return theta @ work.reshape(self.p, size)
+        rows, cols = self._buffers[name + "_rows"], self._buffers[name + "_cols"]
+        return theta.new_zeros(theta.shape[0], size).index_add(1, cols, theta[:, rows] * vals)
 
     def extra_repr(self) -> str:
         return f"index={self.index}, head_dim={self.head_dim}, p={self.p}"
 
-    def expand(self, pad_to: int) -> tuple[torch.Tensor, torch.Tensor]:
-        """Per-head weights: ``(3, index, pad_to, n)`` for q/k/v and ``(index, n, pad_to)`` for o."""
-        n, w, p = self.dim_v, self.head_dim, self.p
-        theta = torch.stack([self.theta_q, self.theta_k, self.theta_v])  # (3, p)
-        base = (theta @ self.hom_in_w.reshape(p, w * n)).view(3, w, n)  # Wq, Wk, Wv
-        # head at coset a: W_Q = Wq rho(a)^T   ->  [c, a, w, m] = sum_n Wq[c, w, n] rho(a)[m, n]
-        qkv = torch.einsum("cwn,amn->cawm", base, self.cosets_w)
-        wo = (self.theta_o @ self.hom_out_w.reshape(p, n * w)).view(n, w)
-        o = torch.matmul(self.cosets_w, wo)  # W_O = rho(a) Wo, (index, n, w)
-        if pad_to > w:
-            qkv = F.pad(qkv, (0, 0, 0, pad_to - w))
-            o = F.pad(o, (0, pad_to - w))
-        return qkv, o
+    def same_basis(self, other: "_Orbit") -> bool:
+        """Same head dim and identical cosets / bases (so their expansions can be batched)."""
+        if (self.head_dim, self.cosets.shape, self.hom_in.shape) != (other.head_dim, other.cosets.shape, other.hom_in.shape):
+            return False
+        try:
+            return all(bool(torch.equal(getattr(self, b), getattr(other, b))) for b in ("cosets", "hom_in", "hom_out"))
+        except (RuntimeError, NotImplementedError):  # e.g. meta tensors
+            return False
+
+
+def _expand_run(run: Sequence[_Orbit], pad_to: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per-head weights of consecutive orbits sharing one basis, in orbit-then-coset order:
+    ``(3, c*index, pad_to, n)`` for q/k/v and ``(c*index, n, pad_to)`` for o.
+
+    One matmul per run: for ``c`` identical orbits the (possibly large) dense basis is read
+    once, not ``c`` times.
+    """
+    first = run[0]
+    n, w, m, c = first.dim_v, first.head_dim, first.index, len(run)
+    theta = torch.stack([t for o in run for t in (o.theta_q, o.theta_k, o.theta_v)])  # (3c, p)
+    base = first.apply_basis(theta, "hom_in").view(c, 3, w, n)  # Wq, Wk, Wv per orbit
+    # head at coset a: W_Q = Wq rho(a)^T  ->  [x, c, a, w, m] = sum_n Wq[c, x, w, n] rho(a)[m, n]
+    qkv = torch.einsum("cxwn,amn->xcawm", base, first.cosets_w).reshape(3, c * m, w, n)
+    theta_o = torch.stack([o.theta_o for o in run])  # (c, p)
+    wo = first.apply_basis(theta_o, "hom_out").view(c, 1, n, w)
+    o = torch.matmul(first.cosets_w, wo).reshape(c * m, n, w)  # W_O = rho(a) Wo
+    if pad_to > w:
+        qkv = F.pad(qkv, (0, 0, 0, pad_to - w))
+        o = F.pad(o, (0, pad_to - w))
+    return qkv, o
 
 
 class EquivariantAttention(_ExactBuffers):
@@ -190,6 +299,7 @@ class EquivariantAttention(_ExactBuffers):
         dtype: torch.dtype | None = None,
         device: Any = None,
         generator: torch.Generator | None = None,
+        canonical_basis: bool = True,
     ) -> None:
         super().__init__()
         dtype = _check_factory(dtype)
@@ -203,10 +313,26 @@ class EquivariantAttention(_ExactBuffers):
         self.dim_v = n
         self.group_order = G.shape[0]
         self.register_exact("group_matrices", G, dtype, device)
-        self.orbits = nn.ModuleList(_Orbit(o, n, dtype, device) for o in realized.orbits)
+        self.orbits = nn.ModuleList(_Orbit(o, n, dtype, device, canonical_basis) for o in realized.orbits)
         self.heads = sum(o.index for o in self.orbits)
         self.head_dim = max((o.head_dim for o in self.orbits), default=0)
+        self._find_runs()
         self.reset_parameters(generator=generator)
+
+    def _find_runs(self) -> None:
+        """Group consecutive orbits with identical bases (one expansion matmul per run)."""
+        runs: list[list[int]] = []
+        for i, o in enumerate(self.orbits):
+            if runs and self.orbits[runs[-1][0]].same_basis(o):
+                runs[-1].append(i)
+            else:
+                runs.append([i])
+        self._runs = [tuple(r) for r in runs]
+
+    def _refresh_working(self) -> None:
+        super()._refresh_working()
+        if hasattr(self, "_runs"):  # bases may have changed (load_state_dict)
+            self._find_runs()
 
     # ----- constructors ------------------------------------------------------------------
     @classmethod
@@ -326,10 +452,17 @@ class EquivariantAttention(_ExactBuffers):
         if H == 0 or D == 0:
             z = self.group_matrices_w.new_zeros
             return z(H, D, n), z(H, D, n), z(H, D, n), z(H, n, D)
-        parts = [o.expand(D) for o in self.orbits]
+        qkv, wo = self._expanded()
+        return qkv[0], qkv[1], qkv[2], wo
+
+    def _expanded(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(3, H, D, n)`` and ``(H, n, D)``; heads in orbit order, then coset order."""
+        parts = [_expand_run([self.orbits[i] for i in run], self.head_dim) for run in self._runs]
+        if len(parts) == 1:
+            return parts[0]
         qkv = torch.cat([p[0] for p in parts], dim=1)  # (3, H, D, n)
         wo = torch.cat([p[1] for p in parts], dim=0)  # (H, n, D)
-        return qkv[0], qkv[1], qkv[2], wo
+        return qkv, wo
 
     def forward(
         self, x: torch.Tensor, attn_mask: torch.Tensor | None = None, is_causal: bool = False
@@ -337,9 +470,9 @@ class EquivariantAttention(_ExactBuffers):
         n, H, D = self.dim_v, self.heads, self.head_dim
         if H == 0 or D == 0:
             return _attend(x, x.new_zeros(0, n), x.new_zeros(n, 0), 0, 0, attn_mask, is_causal)
-        parts = [o.expand(D) for o in self.orbits]
-        w_qkv = torch.cat([p[0] for p in parts], dim=1).reshape(3 * H * D, n)
-        w_o = torch.cat([p[1] for p in parts], dim=0).permute(1, 0, 2).reshape(n, H * D)
+        qkv, wo = self._expanded()
+        w_qkv = qkv.reshape(3 * H * D, n)
+        w_o = wo.permute(1, 0, 2).reshape(n, H * D)
         return _attend(x, w_qkv, w_o, H, D, attn_mask, is_causal)
 
     def to_vanilla(self) -> "VanillaAttention":
@@ -444,7 +577,7 @@ def _coordinates(mat: Any, basis: np.ndarray, what: str) -> np.ndarray:
     if m.shape != basis.shape[1:]:
         raise ValueError(f"{what} has shape {m.shape}, expected {basis.shape[1:]}")
     p = basis.shape[0]
-    flat = basis.reshape(p, -1)
+    flat = basis.reshape(p, int(np.prod(basis.shape[1:])))
     if p:
         coef, *_ = np.linalg.lstsq(flat.T, m.ravel(), rcond=None)
     else:

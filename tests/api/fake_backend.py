@@ -95,6 +95,7 @@ class FakeBackend:
                 "design_heads": sum(o["heads"] for o in out), "ratio": total / vanilla, "orbits": out}
 
     def coverage(self, group: str, rep: str, heads: int, head_dim: int, orbits: list) -> dict:
+        self.design(group, rep, heads, head_dim, orbits)  # validates like the core
         key = ";".join(f"{s}-{r}" for s, r in orbits)
         path = FIXTURES / f"coverage_{group}_{rep}_{heads}_{head_dim}_{key}.json"
         if not path.exists():

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import time
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -22,9 +23,18 @@ IDS = [c.name for c in CASES]
 F64 = torch.float64
 
 
-def build(case, seed=0, dtype=F64):
+def build(case, seed=0, dtype=F64, **kw):
     g = torch.Generator().manual_seed(seed)
-    return EquivariantAttention(case.realized, dtype=dtype, generator=g)
+    return EquivariantAttention(case.realized, dtype=dtype, generator=g, **kw)
+
+
+def layer_bases(layer):
+    """The layer's realisation as stored in its buffers (the basis may be the canonical one)."""
+    orbits = [
+        SimpleNamespace(head_dim=o.head_dim, **{b: getattr(o, b).numpy() for b in ("cosets", "hom_in", "hom_out")})
+        for o in layer.orbits
+    ]
+    return SimpleNamespace(dim_v=layer.dim_v, orbits=orbits)
 
 
 def rand_x(n, B=3, N=7, seed=1, dtype=F64):
@@ -82,11 +92,15 @@ def test_random_vanilla_layer_is_not_equivariant():
 
 
 # ----- the function computed -------------------------------------------------------------------
+@pytest.mark.parametrize("canonical", [True, False])
 @pytest.mark.parametrize("case", CASES, ids=IDS)
-def test_matches_spec_reference(case):
-    layer = build(case, seed=7)
+def test_matches_spec_reference(case, canonical):
+    layer = build(case, seed=7, canonical_basis=canonical)
     X = rand_x(case.realized.dim_v, B=2, N=5, seed=8)
-    Wq, Wk, Wv, Wo = heads_from_thetas(case.realized, thetas(layer))
+    if not canonical:  # the realisation's own basis is kept
+        for o, r in zip(layer.orbits, case.realized.orbits):
+            assert np.array_equal(o.hom_in.numpy(), r.hom_in) and np.array_equal(o.hom_out.numpy(), r.hom_out)
+    Wq, Wk, Wv, Wo = heads_from_thetas(layer_bases(layer), thetas(layer))
     got = npy(layer(X))
     for b in range(2):
         np.testing.assert_allclose(got[b], reference_attention(X[b].numpy(), Wq, Wk, Wv, Wo), atol=TOL, rtol=0)
@@ -100,7 +114,7 @@ def test_masked_matches_reference(case):
     layer = build(case, seed=9)
     N = 6
     X = rand_x(case.realized.dim_v, B=2, N=N, seed=10)
-    Wq, Wk, Wv, Wo = heads_from_thetas(case.realized, thetas(layer))
+    Wq, Wk, Wv, Wo = heads_from_thetas(layer_bases(layer), thetas(layer))
     rng = np.random.default_rng(0)
     bool_mask = rng.random((N, N)) < 0.6
     np.fill_diagonal(bool_mask, True)  # no fully masked row
@@ -118,6 +132,58 @@ def test_masked_matches_reference(case):
         npy(layer(X, attn_mask=torch.as_tensor(float_mask, dtype=torch.float32).double())),
         atol=TOL,
     )
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_canonical_basis_spans_the_same_space(case):
+    """The canonical basis is orthonormal, spans Hom_K(V, W) and gives the same functions."""
+    given, canon = build(case, seed=1, canonical_basis=False), build(case, seed=2)
+    for o, r in zip(canon.orbits, case.realized.orbits):
+        for mine, theirs in ((o.hom_in.numpy(), r.hom_in), (o.hom_out.numpy(), r.hom_out)):
+            p = mine.shape[0]
+            a, b = mine.reshape(p, -1 if p else 0), theirs.reshape(p, -1 if p else 0)
+            np.testing.assert_allclose(a @ a.T, np.eye(p), atol=1e-12)
+            np.testing.assert_allclose(a @ b.T @ b, a, atol=1e-12)  # a in span(b), same dimension
+            assert np.count_nonzero(np.abs(a) > 1e-13) <= np.count_nonzero(np.abs(b) > 1e-13)
+    canon.load_design_weights(given.design_weights())
+    X = rand_x(case.realized.dim_v)
+    assert max_err(canon(X), given(X)) < TOL
+
+
+def test_sparse_and_dense_expansion_agree(monkeypatch):
+    import eqattn.torch.layers as L
+
+    case = CASES[5]
+    dense = build(case, seed=3)
+    monkeypatch.setattr(L, "SPARSE_MAX_DENSITY", 1.0)
+    sparse = build(case, seed=3)
+    assert all(o.hom_in_vals is not None and o.hom_out_vals is not None for o in sparse.orbits)
+    assert any(o.hom_in_vals is None for o in dense.orbits)
+    X = rand_x(6)
+    assert max_err(sparse(X), dense(X)) < TOL
+    for a, b in zip(sparse.head_weights(), dense.head_weights()):
+        assert max_err(a, b) < 1e-14
+    ((sparse(X) - 1) ** 2).sum().backward()
+    ((dense(X) - 1) ** 2).sum().backward()
+    for (name, a), b in zip(sparse.named_parameters(), dense.parameters()):
+        assert max_err(a.grad, b.grad) < 1e-9, name
+
+
+def test_identical_orbits_are_expanded_together():
+    from eqattn.torch import realize_from_matrices
+
+    case = CASES[1]
+    spec = case.orbits[0]
+    layer = EquivariantAttention(realize_from_matrices(case.group, [spec, spec, ((), 1), spec]), dtype=F64)
+    assert layer._runs == [(0, 1), (2,), (3,)]
+    separate = EquivariantAttention(realize_from_matrices(case.group, [spec, spec, ((), 1), spec]), dtype=F64)
+    separate._runs = [(0,), (1,), (2,), (3,)]
+    separate.load_state_dict(layer.state_dict())
+    separate._runs = [(0,), (1,), (2,), (3,)]
+    X = rand_x(2)
+    assert max_err(layer(X), separate(X)) < TOL
+    for a, b in zip(layer.head_weights(), separate.head_weights()):
+        assert torch.equal(a, b)
 
 
 def test_unbatched_input():

@@ -1,0 +1,163 @@
+"""Forward+backward time of eqattn.torch.EquivariantAttention vs torch.nn.MultiheadAttention.
+
+    python benchmarks/torch_layer.py                      # CPU (and CUDA when available)
+    python benchmarks/torch_layer.py --heads 8 --head-dim 16 --batch 32 --tokens 128
+    python benchmarks/torch_layer.py --json design.json   # a design printed by `eqattn optimize --json`
+
+Setup (all layers: no biases, batch_first, same input X of shape (batch, tokens, dim V)):
+
+* ``mha``      torch.nn.MultiheadAttention(embed_dim=dim V, num_heads=H, bias=False,
+               batch_first=True), called as mha(X, X, X, need_weights=False). Its in/out
+               projections ARE the per-head W_Q, W_K, W_V (d x n) and W_O (n x d), so with
+               embed_dim = dim V = H*d it is exactly the vanilla layer of SPEC §1 up to the
+               1/sqrt(d) scale (no input-projection-free variant is needed).
+* ``vanilla``  eqattn.torch.VanillaAttention(H, d, dim V).
+* ``design``   EquivariantAttention of a design with the SAME number of heads and head dim
+               (default: G = C4 acting on V = (n/2) x E1 by rotations, design H/2 copies of
+               (C2, d x B): H heads of dimension d, half the vanilla parameter count).
+* ``regular``  EquivariantAttention of H copies of the regular orbit (C1, d x trivial):
+               H*|G| heads of dimension d, the parameter count of vanilla (SPEC §3 "Check").
+
+The default designs are realised with eqattn.torch.realize_from_matrices (no catalog needed);
+with ``--json`` the design is realised through the core (eqattn.numeric.realize_design) and
+MHA uses embed_dim = dim V, H = the design's head count when dim V is divisible by it.
+
+Each timing is the median over --reps runs (after warm-up) of zero_grad + forward +
+backward of sum(out * G) for a fixed random G; ratios are taken within the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from eqattn.torch import EquivariantAttention, VanillaAttention, realize_from_matrices  # noqa: E402
+
+
+def rot(t: float) -> np.ndarray:
+    return np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
+
+
+def c4_on_e1_copies(n: int) -> np.ndarray:
+    """C4 acting on R^n = (n/2) x E1 (block-diagonal rotations)."""
+    if n % 2:
+        raise SystemExit("dim V must be even for the default C4 benchmark (choose H*d even)")
+    return np.stack([np.kron(np.eye(n // 2), rot(k * np.pi / 2)) for k in range(4)])
+
+
+def default_layers(H: int, d: int, dtype: torch.dtype, device: str) -> dict[str, torch.nn.Module]:
+    n = H * d
+    G = c4_on_e1_copies(n)
+    r2 = 2  # rotation by pi (acts as -1 on V)
+    assert np.allclose(G[r2], -np.eye(n))
+    if H % 2:
+        raise SystemExit("--heads must be even for the default design (copies of the 2-head orbit (C2, dxB))")
+    design = realize_from_matrices(G, [{r2: -np.eye(d)}] * (H // 2))
+    regular = realize_from_matrices(G, [((), d)] * H)
+    kw = {"dtype": dtype, "device": device}
+    return {
+        "mha": torch.nn.MultiheadAttention(n, H, bias=False, batch_first=True, **kw),
+        "vanilla": VanillaAttention(H, d, n, **kw),
+        "design": EquivariantAttention(design, **kw),
+        "regular": EquivariantAttention(regular, **kw),
+    }
+
+
+def json_layers(path: str, dtype: torch.dtype, device: str) -> dict[str, torch.nn.Module]:
+    layer = EquivariantAttention.from_json(path, dtype=dtype, device=device)
+    n, H = layer.dim_v, layer.heads
+    out: dict[str, torch.nn.Module] = {}
+    if n % H == 0:
+        out["mha"] = torch.nn.MultiheadAttention(n, H, bias=False, batch_first=True, dtype=dtype, device=device)
+    else:
+        print(f"# dim V = {n} not divisible by {H} heads: no MHA baseline")
+    out["vanilla"] = VanillaAttention(H, layer.head_dim, n, dtype=dtype, device=device)
+    out["design"] = layer
+    out["regular"] = EquivariantAttention(
+        realize_from_matrices(layer.group_matrices.cpu().numpy(), [((), layer.head_dim)] * H), dtype=dtype, device=device
+    )
+    return out
+
+
+def run(layer: torch.nn.Module, x: torch.Tensor, grad: torch.Tensor, reps: int, warmup: int, backward: bool) -> float:
+    is_mha = isinstance(layer, torch.nn.MultiheadAttention)
+
+    def step() -> None:
+        if backward:
+            layer.zero_grad(set_to_none=True)
+            y = layer(x, x, x, need_weights=False)[0] if is_mha else layer(x)
+            (y * grad).sum().backward()
+        else:
+            with torch.no_grad():
+                layer(x, x, x, need_weights=False)[0] if is_mha else layer(x)
+
+    sync = torch.cuda.synchronize if x.is_cuda else (lambda: None)
+    for _ in range(warmup):
+        step()
+    times = []
+    for _ in range(reps):
+        sync()
+        t0 = time.perf_counter()
+        step()
+        sync()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def bench(device: str, args: argparse.Namespace) -> None:
+    dtype = {"float32": torch.float32, "float64": torch.float64, "bfloat16": torch.bfloat16}[args.dtype]
+    torch.manual_seed(0)
+    layers = json_layers(args.json, dtype, device) if args.json else default_layers(args.heads, args.head_dim, dtype, device)
+    n = layers["design"].dim_v
+    x = torch.randn(args.batch, args.tokens, n, dtype=dtype, device=device)
+    grad = torch.randn_like(x)
+    print(f"\n## device={device} dtype={args.dtype} batch={args.batch} tokens={args.tokens} dim_v={n} "
+          f"threads={torch.get_num_threads()} torch={torch.__version__}")
+    print(f"{'layer':<9} {'heads':>5} {'hdim':>4} {'params':>8} {'fwd+bwd ms':>11} {'vs mha':>7} {'fwd ms':>8} {'vs mha':>7}")
+    res = {}
+    for name, layer in layers.items():
+        fb = run(layer, x, grad, args.reps, args.warmup, backward=True)
+        fw = run(layer, x, grad, args.reps, args.warmup, backward=False)
+        res[name] = (fb, fw)
+    base = res.get("mha")
+    for name, layer in layers.items():
+        fb, fw = res[name]
+        if isinstance(layer, torch.nn.MultiheadAttention):
+            heads, hdim = layer.num_heads, layer.head_dim
+        else:
+            heads, hdim = layer.heads, layer.head_dim
+        params = sum(p.numel() for p in layer.parameters())
+        r1 = f"{fb / base[0]:7.2f}" if base else "    n/a"
+        r2 = f"{fw / base[1]:7.2f}" if base else "    n/a"
+        print(f"{name:<9} {heads:>5} {hdim:>4} {params:>8} {fb * 1e3:>11.2f} {r1} {fw * 1e3:>8.2f} {r2}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--heads", type=int, default=8)
+    ap.add_argument("--head-dim", type=int, default=16)
+    ap.add_argument("--batch", type=int, default=32)
+    ap.add_argument("--tokens", type=int, default=128)
+    ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--dtype", default="float32", choices=["float32", "float64", "bfloat16"])
+    ap.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
+    ap.add_argument("--json", help="design JSON from `eqattn optimize --json` / `eqattn check --json`")
+    args = ap.parse_args(argv)
+    devices = ["cpu", "cuda"] if args.device == "auto" and torch.cuda.is_available() else [
+        "cpu" if args.device == "auto" else args.device
+    ]
+    for dev in devices:
+        bench(dev, args)
+
+
+if __name__ == "__main__":
+    main()

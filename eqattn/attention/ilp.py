@@ -1,0 +1,220 @@
+"""A small integer linear program with integer data, and the established solvers that
+solve it: HiGHS (highspy, the default) and OR-Tools CP-SAT (optional, kept for measurement).
+
+The optimiser (optimize.py) builds one `Model` per solve; `solve` returns the status, the
+objective of the best solution, the solver's proven bound and the solution. Every variable
+is integer with finite bounds and every coefficient is an integer, so both solvers take the
+model as it is.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+BACKENDS = ("highs", "cpsat")
+DEFAULT_BACKEND = "highs"
+
+
+@dataclass
+class Model:
+    """min c.x subject to lo <= A x <= hi, lb <= x <= ub, x integer."""
+
+    lb: list[int] = field(default_factory=list)
+    ub: list[int] = field(default_factory=list)
+    cost: list[int] = field(default_factory=list)
+    rows: list[tuple[list[int], list[int], float, float]] = field(default_factory=list)
+
+    @property
+    def num_vars(self) -> int:
+        return len(self.lb)
+
+    def add_var(self, lb: int, ub: int, cost: int = 0) -> int:
+        self.lb.append(int(lb))
+        self.ub.append(int(ub))
+        self.cost.append(int(cost))
+        return len(self.lb) - 1
+
+    def add_row(self, idx: list[int], coef: list[int], lo: float = -np.inf, hi: float = np.inf) -> None:
+        self.rows.append((list(idx), [int(c) for c in coef], lo, hi))
+
+    def value(self, x: np.ndarray) -> int:
+        return int(round(float(np.dot(self.cost, x))))
+
+    def satisfied(self, x: np.ndarray) -> bool:
+        """Whether x (integer) satisfies every bound and row (used to validate warm starts)."""
+        x = np.asarray(x)
+        if (x < np.array(self.lb)).any() or (x > np.array(self.ub)).any():
+            return False
+        for idx, coef, lo, hi in self.rows:
+            v = float(np.dot(coef, x[idx])) if idx else 0.0
+            if v < lo - 1e-9 or v > hi + 1e-9:
+                return False
+        return True
+
+
+@dataclass(frozen=True)
+class Solution:
+    status: str  # "optimal" | "feasible" (stopped with a solution) | "infeasible" | "unknown"
+    objective: int | None  # objective of the best solution found
+    bound: float  # proven lower bound (+inf when infeasible)
+    values: np.ndarray | None
+    time_s: float
+    backend: str
+
+
+# ----- HiGHS ---------------------------------------------------------------------------------
+_HIGHS_LOCK = threading.Lock()
+_HIGHS_BANNER_DONE = False
+
+
+def _new_highs():  # noqa: ANN202
+    """A silent Highs object. HiGHS prints a banner to fd 1 when the first one is built;
+    that would corrupt `--json` output, so the first construction runs with fd 1 muted."""
+    global _HIGHS_BANNER_DONE
+    import highspy
+
+    with _HIGHS_LOCK:
+        if not _HIGHS_BANNER_DONE:
+            try:
+                sys.stdout.flush()
+            except Exception:  # noqa: BLE001 - stdout may be closed or replaced
+                pass
+            saved = os.dup(1)
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, 1)
+            try:
+                h = highspy.Highs()
+            finally:
+                os.dup2(saved, 1)
+                os.close(saved)
+                os.close(null)
+            _HIGHS_BANNER_DONE = True
+        else:
+            h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    return h
+
+
+def _solve_highs(m: Model, time_limit: float | None, hint: np.ndarray | None, threads: int | None) -> Solution:
+    import highspy
+
+    t0 = time.perf_counter()
+    h = _new_highs()
+    h.setOptionValue("mip_rel_gap", 0.0)
+    h.setOptionValue("mip_abs_gap", 0.5)  # the objective is integer
+    h.setOptionValue("random_seed", 0)
+    if threads:
+        h.setOptionValue("threads", int(threads))
+    if time_limit is not None:
+        h.setOptionValue("time_limit", max(float(time_limit), 0.01))
+    n = m.num_vars
+    lp = highspy.HighsLp()
+    lp.num_col_ = n
+    lp.num_row_ = len(m.rows)
+    lp.col_cost_ = np.asarray(m.cost, dtype=float)
+    lp.col_lower_ = np.asarray(m.lb, dtype=float)
+    lp.col_upper_ = np.asarray(m.ub, dtype=float)
+    inf = highspy.kHighsInf
+    lp.row_lower_ = np.array([max(lo, -inf) for _, _, lo, _ in m.rows], dtype=float)
+    lp.row_upper_ = np.array([min(hi, inf) for _, _, _, hi in m.rows], dtype=float)
+    starts, index, value = [0], [], []
+    for idx, coef, _, _ in m.rows:
+        index.extend(idx)
+        value.extend(coef)
+        starts.append(len(index))
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
+    lp.a_matrix_.num_col_ = n
+    lp.a_matrix_.num_row_ = len(m.rows)
+    lp.a_matrix_.start_ = np.asarray(starts, dtype=np.int32)
+    lp.a_matrix_.index_ = np.asarray(index, dtype=np.int32)
+    lp.a_matrix_.value_ = np.asarray(value, dtype=float)
+    lp.integrality_ = [highspy.HighsVarType.kInteger] * n
+    h.passModel(lp)
+    if hint is not None:
+        h.setSolution(n, np.arange(n, dtype=np.int32), np.asarray(hint, dtype=float))
+    h.run()
+    st = h.getModelStatus()
+    info = h.getInfo()
+    S = highspy.HighsModelStatus
+    has_sol = info.primal_solution_status == 2  # kSolutionStatusFeasible
+    values = np.rint(np.asarray(h.getSolution().col_value, dtype=float)).astype(np.int64) if has_sol else None
+    obj = m.value(values) if values is not None else None
+    if st == S.kOptimal:
+        status, bound = "optimal", float(obj)
+    elif st == S.kInfeasible:
+        status, bound, values, obj = "infeasible", float("inf"), None, None
+    else:
+        bound = float(info.mip_dual_bound)
+        if not np.isfinite(bound):
+            bound = -float("inf")
+        status = "feasible" if values is not None else "unknown"
+    return Solution(status, obj, bound, values, time.perf_counter() - t0, "highs")
+
+
+# ----- OR-Tools CP-SAT -----------------------------------------------------------------------
+def cpsat_available() -> bool:
+    try:
+        import ortools.sat.python.cp_model  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _solve_cpsat(m: Model, time_limit: float | None, hint: np.ndarray | None, threads: int | None) -> Solution:
+    from ortools.sat.python import cp_model
+
+    t0 = time.perf_counter()
+    md = cp_model.CpModel()
+    xs = [md.NewIntVar(int(lo), int(hi), f"x{i}") for i, (lo, hi) in enumerate(zip(m.lb, m.ub))]
+    for idx, coef, lo, hi in m.rows:
+        expr = sum(c * xs[i] for i, c in zip(idx, coef))
+        if np.isfinite(lo) and np.isfinite(hi) and lo == hi:
+            md.Add(expr == int(round(lo)))
+            continue
+        if np.isfinite(lo):
+            md.Add(expr >= int(np.ceil(lo - 1e-9)))
+        if np.isfinite(hi):
+            md.Add(expr <= int(np.floor(hi + 1e-9)))
+    md.Minimize(sum(c * xs[i] for i, c in enumerate(m.cost) if c))
+    if hint is not None:
+        for v, x in zip(xs, hint):
+            md.AddHint(v, int(x))
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = int(threads) if threads else max(1, min(8, os.cpu_count() or 1))
+    solver.parameters.random_seed = 0
+    if time_limit is not None:
+        solver.parameters.max_time_in_seconds = max(float(time_limit), 0.01)
+    st = solver.Solve(md)
+    if st == cp_model.OPTIMAL:
+        values = np.array([solver.Value(x) for x in xs], dtype=np.int64)
+        obj = m.value(values)
+        return Solution("optimal", obj, float(obj), values, time.perf_counter() - t0, "cpsat")
+    if st == cp_model.INFEASIBLE:
+        return Solution("infeasible", None, float("inf"), None, time.perf_counter() - t0, "cpsat")
+    if st == cp_model.FEASIBLE:
+        values = np.array([solver.Value(x) for x in xs], dtype=np.int64)
+        return Solution("feasible", m.value(values), float(solver.BestObjectiveBound()), values, time.perf_counter() - t0, "cpsat")
+    return Solution("unknown", None, -float("inf"), None, time.perf_counter() - t0, "cpsat")
+
+
+def solve(
+    m: Model,
+    backend: str = DEFAULT_BACKEND,
+    time_limit: float | None = None,
+    hint: np.ndarray | None = None,
+    threads: int | None = None,
+) -> Solution:
+    """Solve `m` to optimality (or until `time_limit` seconds). `hint`: a feasible solution."""
+    if hint is not None and not m.satisfied(hint):
+        hint = None
+    if backend == "highs":
+        return _solve_highs(m, time_limit, hint, threads)
+    if backend == "cpsat":
+        return _solve_cpsat(m, time_limit, hint, threads)
+    raise ValueError(f"unknown solver backend {backend!r}; one of {BACKENDS}")

@@ -1,0 +1,778 @@
+"""Optimal designs with a proof (SPEC §5.5).
+
+The question. Among all designs `[(K'_i, W_i)]` that cover every clustering of
+`(G, V, H, d)`, find one with the fewest parameters `P_design`; prove it optimal.
+
+The integer program. Only `W ≤ V|K'` matter (SPEC §5.5), and costs are additive, so a design
+is a vector of counts `n_t` of orbit *types* `t = (K', W)`. For every scenario key s (a
+multiset of demands, see separation.py) there is one assignment block: integer
+`y[s, j, t, a] ≥ 0` = how many copies of type t host demand j of s through the double coset
+a (copies are interchangeable, so counting them replaces one binary per copy and needs no
+symmetry breaking), with
+
+    Σ_{j, a} y[s, j, t, a] ≤ n_t                       (each copy used at most once per scenario)
+    Σ_{t, a} min(S_{t,a,σ}, D_{j,σ}) y[s, j, t, a] ≥ D_{j,σ}   for every irrep σ of K̄_j   (demand met)
+
+and the objective `Σ_t P_t n_t`. This is SPEC §4.5's criterion exactly: the copies that
+host demand j are distinct design orbits, each through one double coset, whose supplies sum
+to at least D_j. So a vector n is feasible for all blocks iff its design covers.
+
+Laziness. The program starts with one scenario per clustering (its largest), is solved, and
+its optimum is checked against every scenario (separation.py: the scenarios left after a
+design-specific reduction, which implies the others); violated ones are added and it is
+solved again. A program over a subset of the scenarios is a relaxation, so its optimum (or, when a
+time limit stops the solver, its proven bound) is a lower bound of the true optimum; when
+the optimum of a relaxation covers every scenario it is optimal for the full problem. The
+regular design (H copies of `(C1, min(d, dim V)·trivial)`, cost ≤ P_vanilla) covers every
+clustering (SPEC §3): it is the first incumbent, the warm start and the upper bound.
+
+Orbit types. For each K' and irrep τ of K', `m_τ(W)` is capped at the largest of
+(i) `m_τ(P^a)` over every demand value and double coset (more never helps hosting) and
+(ii) `ceil(D_σ / m_σ(Ind τ^{a⁻¹}))` over every demand value, coset and irrep σ the unit
+supply reaches (a larger multiplicity already saturates every σ that τ feeds). Replacing
+W by `min(W, cap)` keeps every hosting relation and every supply capped at its demand, so
+it keeps coverage and lowers the cost: capped types suffice. Types that host nothing, and
+types dearer than the incumbent, are dropped. The number of copies of a type is bounded by
+`incumbent / P_t` and by the largest number of copies any scenario can use (a minimal cover
+of a demand D uses at most `Σ_σ D_σ` copies, so at most the sum of those over the demands
+of a scenario the type can host).
+
+Ties. Among optimal designs the optimiser prefers fewer heads, then a smaller largest head
+dimension: a second program fixes the cost to the optimum and minimises
+`heads · (d_max + 1) + largest head dimension` (exact integers), again lazily.
+
+Constrained vanilla. Can the vanilla layer just be constrained: is there a covering design
+with exactly H heads, all of dimension d? Here W need not be `≤ V|K'` (the vanilla heads
+have dimension d), but the answer is the same as over types `pad(W')`, `W' ≤ V|K'`,
+`dim W' ≤ d`, padded to dimension d by the cheapest irreps: for any W, `W' = min(W, V|K')`
+hosts exactly what W hosts (every image `P^a` lies in `V|K'`) and supplies the same once
+capped at the demand (`F_K̄(Ind W) = F_K̄(Ind W')`, SPEC §4.1-4.2: the part of W outside
+`V|K'` adds nothing to `min(S, V|K̄)`); and hosting and supply only grow with W, so
+`pad(W') ≥ W'` covers whatever W covers, at no higher cost. The program adds
+`Σ_t [G:K'_t] n_t = H` and minimises the cost; an infeasible relaxation proves "no".
+
+Every returned design is re-checked with `coverage.check_coverage` and, for small problems,
+by the numerical weight construction (`eqattn.numeric.verify_design`).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from itertools import product
+from typing import Callable
+
+import numpy as np
+
+from ..errors import InputError, LimitError
+from ..reps import Rep, irreps_of
+from . import ilp
+from .coverage import check_coverage
+from .design import Design, DesignOrbit
+from .problem import Problem
+from .separation import AssignmentCheck, HostTables, ScenarioSpace
+
+MAX_TYPES = 5000  # orbit types (K', W) in one program
+MAX_TIME_LIMIT = 3600.0
+DEFAULT_TIME_LIMIT = 60.0
+ROUND_ADD = 40  # violated scenarios added per round
+SEPARATION_COLLECT = 400  # stop scanning for violated scenarios after this many
+NUMERIC_MAX_SCENARIOS = 400  # numeric re-check (weight construction) up to this many scenarios
+NUMERIC_MAX_DIM_V = 24
+MAIN_SHARE = 0.75  # of the time limit for the optimum; the rest (and what is left) for the constrained question
+
+Progress = Callable[[dict], None]
+
+
+# ----- orbit types --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class OrbitType:
+    sub: int  # subgroup class id of K'
+    W: tuple[int, ...]  # multiplicities over K''s irreps
+    cost: int  # P_t = 4 dim Hom_K'(V, W)
+    heads: int  # [G : K']
+    dim: int  # dim W
+
+    @property
+    def units(self) -> int:
+        return self.cost // 4
+
+
+class TypeTable:
+    """The orbit types of one program and their hosts for every demand value."""
+
+    def __init__(self, problem: Problem, space: ScenarioSpace, tables: HostTables, types: list[OrbitType]) -> None:
+        self.problem = problem
+        self.space = space
+        self.tables = tables
+        self.types = types
+        self.arrays = [(t.sub, np.array(t.W, dtype=np.int64)) for t in types]
+        self._hosts: dict[tuple[int, int], list[tuple[int, np.ndarray]]] = {}
+        self._by_sub: dict[int, list[int]] = defaultdict(list)
+        for i, t in enumerate(types):
+            self._by_sub[t.sub].append(i)
+
+    def __len__(self) -> int:
+        return len(self.types)
+
+    def hosts(self, t: int, value: int) -> list[tuple[int, np.ndarray]]:
+        key = (t, value)
+        if key not in self._hosts:
+            self._fill(self.types[t].sub, value)
+        return self._hosts.get(key, [])
+
+    def _fill(self, sub: int, value: int) -> None:
+        """Hosts of every type over K' for one demand value, in one vectorised pass."""
+        ids = self._by_sub[sub]
+        for t in ids:
+            self._hosts[(t, value)] = []
+        v = self.space.values[value]
+        cos = self.tables.cosets(sub, v.kbar)
+        if not cos:
+            return
+        Wm = np.array([self.arrays[t][1] for t in ids])  # (nW, nK)
+        img = self.tables.image(sub, value)  # (A, nK)
+        ok = (img[None, :, :] <= Wm[:, None, :]).all(axis=2)  # (nW, A)
+        D = np.array(v.D.mults, dtype=np.int64)
+        sup = np.einsum("wt,atb->wab", Wm, self.tables.unit_supply(sub, v.kbar))
+        capped = np.minimum(sup, D[None, None, :])
+        good = ok & capped.any(axis=2)
+        for wi, ai in zip(*np.nonzero(good)):
+            self._hosts[(ids[wi], value)].append((cos[ai], capped[wi, ai]))
+
+    def subset(self, keep: list[int]) -> "TypeTable":
+        """The table of the types `keep` (in that order), sharing the hosts computed so far."""
+        out = TypeTable(self.problem, self.space, self.tables, [self.types[i] for i in keep])
+        new = {old: i for i, old in enumerate(keep)}
+        for (t, v), h in self._hosts.items():
+            if t in new:
+                out._hosts[(new[t], v)] = h
+        return out
+
+    def hostable(self) -> np.ndarray:
+        """(values, types) boolean: type t hosts demand value v through some coset."""
+        out = np.zeros((len(self.space.values), len(self.types)), dtype=bool)
+        for v in range(len(self.space.values)):
+            for t in range(len(self.types)):
+                out[v, t] = bool(self.hosts(t, v))
+        return out
+
+    def checker(self, counts: dict[int, int]) -> AssignmentCheck:
+        return AssignmentCheck(self.space, self.hosts, counts)
+
+
+def _caps(problem: Problem, space: ScenarioSpace, tables: HostTables, sub: int) -> np.ndarray | None:
+    """Per irrep τ of K', the largest useful m_τ(W) (see the module docstring); None when
+    K' cannot host any demand."""
+    K = problem.group.subgroup_classes[sub]
+    VK = np.array(problem.restrict(K).mults, dtype=np.int64)
+    cap = np.zeros(len(VK), dtype=np.int64)
+    any_host = False
+    for v in space.values:
+        cos = tables.cosets(sub, v.kbar)
+        if not cos:
+            continue
+        any_host = True
+        img = tables.image(sub, v.id)  # (A, nK)
+        cap = np.maximum(cap, img.max(axis=0))
+        unit = tables.unit_supply(sub, v.kbar)  # (A, nK, nB)
+        D = np.array(v.D.mults, dtype=np.int64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            need = np.where((unit > 0) & (D[None, None, :] > 0), -(-D[None, None, :] // np.maximum(unit, 1)), 0)
+        cap = np.maximum(cap, need.max(axis=(0, 2)))
+    if not any_host:
+        return None
+    return np.minimum(cap, VK)
+
+
+def design_types(problem: Problem, space: ScenarioSpace, tables: HostTables, max_cost: int) -> TypeTable:
+    """Capped types (K', W), 0 < W ≤ V|K', with cost ≤ max_cost that host some demand."""
+    types: list[OrbitType] = []
+    for K in problem.group.subgroup_classes:
+        cap = _caps(problem, space, tables, K.id)
+        if cap is None:
+            continue
+        irr = irreps_of(K)
+        VK = np.array(problem.restrict(K).mults, dtype=np.int64)
+        unit_cost = 4 * VK * irr.es
+        count = math.prod(int(c) + 1 for c in cap)
+        if count > 50 * MAX_TYPES:
+            raise LimitError("rep", f"V restricted to {K.name} allows about {count} head representations; at most {MAX_TYPES} are optimised over")
+        for W in product(*(range(int(c) + 1) for c in cap)):
+            if not any(W):
+                continue
+            cost = int(np.dot(unit_cost, W))
+            if cost > max_cost or cost == 0:
+                continue
+            types.append(OrbitType(K.id, tuple(int(x) for x in W), cost, K.index, int(np.dot(irr.dims, W))))
+    table = TypeTable(problem, space, tables, types)
+    useful = table.hostable().any(axis=0) if space.values else np.zeros(len(types), dtype=bool)
+    keep = [i for i, u in enumerate(useful) if u]
+    if len(keep) > MAX_TYPES:
+        raise LimitError("rep", f"this problem has {len(keep)} useful head representations (K', W); at most {MAX_TYPES} are optimised over")
+    return table.subset(keep)
+
+
+def _min_fill(K, VK: np.ndarray, r: int) -> tuple[int, ...]:  # noqa: ANN001
+    """The cheapest multiset of irreps of K of total dimension exactly r (cost 4 m_τ(V|K) e_τ
+    per copy of τ; irreps absent from V|K are free). Ties: lower irrep index first."""
+    irr = irreps_of(K)
+    dims = [int(x) for x in irr.dims]
+    unit = [int(v * e) for v, e in zip(VK, irr.es)]
+    best: list[tuple[int, tuple[int, ...]] | None] = [None] * (r + 1)
+    best[0] = (0, (0,) * len(dims))
+    for s in range(1, r + 1):
+        for i, dm in enumerate(dims):
+            if dm <= s and best[s - dm] is not None:
+                c, m = best[s - dm]
+                cand = (c + unit[i], tuple(x + (j == i) for j, x in enumerate(m)))
+                if best[s] is None or cand[0] < best[s][0]:
+                    best[s] = cand
+    assert best[r] is not None  # the trivial irrep has dimension 1
+    return best[r][1]
+
+
+def constrained_types(problem: Problem, space: ScenarioSpace, tables: HostTables) -> TypeTable:
+    """Types pad(W') of dimension exactly d, W' ≤ min(V|K', cap), dim W' ≤ d (see docstring)."""
+    d = problem.head_dim
+    seen: set[tuple[int, tuple[int, ...]]] = set()
+    types: list[OrbitType] = []
+    for K in problem.group.subgroup_classes:
+        if K.index > problem.heads:
+            continue
+        irr = irreps_of(K)
+        VK = np.array(problem.restrict(K).mults, dtype=np.int64)
+        cap = _caps(problem, space, tables, K.id)
+        if cap is None:
+            cap = np.zeros(len(VK), dtype=np.int64)
+        dims = irr.dims
+        fills: dict[int, tuple[int, ...]] = {}
+        count = math.prod(int(c) + 1 for c in cap)
+        if count > 50 * MAX_TYPES:
+            raise LimitError("rep", f"V restricted to {K.name} allows about {count} head representations; at most {MAX_TYPES} are optimised over")
+        for Wp in product(*(range(int(c) + 1) for c in cap)):
+            dim = int(np.dot(dims, Wp))
+            if dim > d:
+                continue
+            if d - dim not in fills:
+                fills[d - dim] = _min_fill(K, VK, d - dim)
+            W = tuple(int(a + b) for a, b in zip(Wp, fills[d - dim]))
+            if (K.id, W) in seen:
+                continue
+            seen.add((K.id, W))
+            cost = 4 * int(np.dot(VK * irr.es, W))
+            types.append(OrbitType(K.id, W, cost, K.index, d))
+    if len(types) > MAX_TYPES:
+        raise LimitError("rep", f"this problem has {len(types)} head representations of dimension d; at most {MAX_TYPES} are optimised over")
+    return TypeTable(problem, space, tables, types)
+
+
+# ----- the integer program ------------------------------------------------------------------
+@dataclass
+class _Program:
+    model: ilp.Model
+    n: list[int]  # variable of n_t
+    y: dict[tuple[int, int, int, int], int]  # (key position, demand position, type, a) -> var
+
+
+@dataclass(frozen=True)
+class _Objective:
+    """Objective coefficient per type: `units * weight + heads` (weight > any head count
+    makes it lexicographic: cost first, then heads), or the cost alone (weight 0 = cost)."""
+
+    weight: int  # 0: cost only
+
+    def coef(self, t: OrbitType) -> int:
+        return t.units if self.weight == 0 else t.units * self.weight + t.heads
+
+    def units(self, value: float) -> float:
+        """A lower bound on the cost (in units) from a bound on the objective."""
+        if self.weight == 0 or not math.isfinite(value):
+            return value
+        return math.floor(math.ceil(value - 1e-6) / self.weight)
+
+
+def _build(
+    table: TypeTable,
+    U: list[int],
+    keys: list[tuple[int, ...]],
+    objective: _Objective,
+    heads_eq: int | None = None,
+    cutoff: int | None = None,
+) -> _Program:
+    m = ilp.Model()
+    types = table.types
+    values = table.space.values
+    n = [m.add_var(0, U[t], objective.coef(types[t])) for t in range(len(types))]
+    prog = _Program(m, n, {})
+    if heads_eq is not None:
+        m.add_row(n, [t.heads for t in types], lo=heads_eq, hi=heads_eq)
+    if cutoff is not None:
+        m.add_row(n, [objective.coef(t) for t in types], hi=cutoff)
+    for si, key in enumerate(keys):
+        use: dict[int, list[int]] = defaultdict(list)
+        for j, v in enumerate(key):
+            D = values[v].D.mults
+            rows: dict[int, tuple[list[int], list[int]]] = {s: ([], []) for s, x in enumerate(D) if x > 0}
+            for t in range(len(types)):
+                if U[t] == 0:
+                    continue
+                for a, s in table.hosts(t, v):
+                    need = max(-(-D[i] // int(x)) for i, x in enumerate(s) if x > 0)
+                    y = m.add_var(0, min(U[t], need))
+                    prog.y[(si, j, t, a)] = y
+                    use[t].append(y)
+                    for i, x in enumerate(s):
+                        if x > 0:
+                            rows[i][0].append(y)
+                            rows[i][1].append(int(x))
+            for i, (idx, coef) in rows.items():
+                m.add_row(idx, coef, lo=D[i])
+        for t, ys in use.items():
+            m.add_row(ys + [n[t]], [1] * len(ys) + [-1], hi=0)
+    return prog
+
+
+def _hint(prog: _Program, table: TypeTable, keys: list[tuple[int, ...]], counts: dict[int, int]) -> np.ndarray | None:
+    """A full solution of the program from a covering design (its assignments)."""
+    x = np.zeros(prog.model.num_vars, dtype=np.int64)
+    for t, c in counts.items():
+        if c > prog.model.ub[prog.n[t]]:
+            return None
+        x[prog.n[t]] = c
+    chk = table.checker(counts)
+    for si, key in enumerate(keys):
+        plan = chk.solve(key)
+        if plan is None:
+            return None
+        for j, picks in enumerate(plan):
+            for t, a in picks:
+                var = prog.y.get((si, j, t, a))
+                if var is None:
+                    return None
+                x[var] += 1
+    return x
+
+
+# ----- the lazy loop ------------------------------------------------------------------------
+@dataclass
+class _Stage:
+    status: str  # optimal | feasible | infeasible | unknown
+    counts: dict[int, int] | None  # best covering design found
+    objective: int | None  # its objective
+    bound: float  # proven lower bound of the objective
+    rounds: int
+
+
+class _Context:
+    def __init__(self, problem: Problem, backend: str, progress: Progress | None, threads: int | None) -> None:
+        self.problem = problem
+        self.backend = backend
+        self.progress = progress
+        self.threads = threads
+        self.t0 = time.perf_counter()
+        self.space = ScenarioSpace(problem)
+        self.tables = HostTables(problem, self.space)
+        self.raw_scenarios = self.space.raw_count()
+        self.solver_time = 0.0
+        self.separation_time = 0.0
+        self.solves = 0
+        self.checked = 0  # scenarios examined by the last separation that found none violated
+
+    def report(self, **kw: object) -> None:
+        if self.progress is not None:
+            self.progress({"elapsed": time.perf_counter() - self.t0, "total_scenarios": self.raw_scenarios, **kw})
+
+    def separate(self, table: TypeTable, counts: dict[int, int], limit: int = SEPARATION_COLLECT) -> list[tuple[int, ...]]:
+        """Scenario keys the design `counts` does not meet (up to `limit`); [] if it covers."""
+        t = time.perf_counter()
+        chk = table.checker(counts)
+        try:
+            return chk.violated(limit)
+        finally:
+            self.separation_time += time.perf_counter() - t
+
+
+def _pick(violated: list[tuple[int, ...]], values, k: int) -> list[tuple[int, ...]]:  # noqa: ANN001
+    """Up to k violated keys: new demand values first, then the largest demands."""
+    order = sorted(violated, key=lambda key: (-sum(values[v].size for v in key), key))
+    chosen, seen_vals = [], set()
+    for key in order:
+        if set(key) - seen_vals:
+            chosen.append(key)
+            seen_vals |= set(key)
+            if len(chosen) >= k:
+                return chosen
+    for key in order:
+        if key not in chosen:
+            chosen.append(key)
+            if len(chosen) >= k:
+                break
+    return chosen
+
+
+def _lazy(
+    ctx: _Context,
+    table: TypeTable,
+    U: list[int],
+    active: list[tuple[int, ...]],
+    objective: _Objective,
+    deadline: float,
+    warm: dict[int, int] | None,
+    stage: str,
+    heads_eq: int | None = None,
+    cutoff: int | None = None,
+) -> _Stage:
+    """Solve, separate, add violated scenarios to `active` (in place), repeat."""
+
+    def value(counts: dict[int, int]) -> int:
+        return sum(objective.coef(table.types[t]) * c for t, c in counts.items())
+
+    def params(v: float | None) -> float | None:
+        return None if v is None else 4 * objective.units(v)
+
+    best = warm
+    best_obj = value(warm) if warm is not None else None
+    bound = -math.inf
+    rounds = 0
+    active_set = set(active)
+    while True:
+        remaining = deadline - time.perf_counter()
+        if remaining <= 0.05:
+            break
+        rounds += 1
+        prog = _build(table, U, active, objective, heads_eq, cutoff)
+        hint = _hint(prog, table, active, best) if best is not None else None
+        ctx.report(stage=stage, round=rounds, scenarios=len(active), bound=params(bound), incumbent=params(best_obj))
+        remaining = deadline - time.perf_counter()
+        sol = ilp.solve(prog.model, ctx.backend, time_limit=max(remaining, 0.05), hint=hint, threads=ctx.threads)
+        ctx.solver_time += sol.time_s
+        ctx.solves += 1
+        if sol.status == "infeasible":
+            return _Stage("infeasible", None, None, math.inf, rounds)
+        if math.isfinite(sol.bound):
+            bound = max(bound, math.ceil(sol.bound - 1e-6))
+        if sol.values is None:
+            break
+        counts = {t: int(sol.values[prog.n[t]]) for t in range(len(table.types)) if sol.values[prog.n[t]] > 0}
+        try:
+            violated = ctx.separate(table, counts)
+        except LimitError:
+            # this candidate cannot be checked: keep the bound, stop with the incumbent
+            ctx.unchecked = True
+            break
+        if not violated:
+            if best_obj is None or sol.objective < best_obj:
+                best, best_obj = counts, sol.objective
+            if sol.status == "optimal":
+                ctx.report(stage=stage, round=rounds, scenarios=len(active), bound=params(bound), incumbent=params(best_obj), done=True)
+                return _Stage("optimal", best, best_obj, float(best_obj), rounds)
+            break
+        if sol.status != "optimal":
+            break
+        for key in _pick(violated, ctx.space.values, ROUND_ADD):
+            if key not in active_set:
+                active_set.add(key)
+                active.append(key)
+    if best is None:
+        return _Stage("unknown", None, None, bound, rounds)
+    if best_obj is not None and bound >= best_obj:
+        return _Stage("optimal", best, best_obj, float(best_obj), rounds)
+    return _Stage("feasible", best, best_obj, bound, rounds)
+
+
+# ----- results ------------------------------------------------------------------------------
+@dataclass
+class ConstrainedResult:
+    """Is there a covering design with exactly H heads, all of dimension d?"""
+
+    possible: bool | None  # None: the time limit stopped the search
+    design: Design | None
+    status: str  # optimal (cheapest such design) | feasible | infeasible (proven "no") | unknown
+
+    def to_json(self) -> dict | None:
+        if self.design is None:
+            return None
+        return {"status": self.status, **_design_json(self.design)}
+
+
+@dataclass
+class OptimizeResult:
+    problem: Problem
+    design: Design
+    design_params: int
+    lower_bound: int
+    status: str  # optimal | feasible
+    time_s: float
+    constrained: ConstrainedResult | None
+    scenarios_total: int  # all scenarios of all clusterings
+    scenarios_checked: int  # scenarios the coverage checker examined for the design
+    scenarios_used: int  # scenarios in the final program
+    rounds: int
+    solver: str
+    solver_time_s: float
+    verified_clusterings: int
+    numeric_rel_error: float | None
+    types: int
+    ties_proven: bool
+
+    @property
+    def gap(self) -> float:
+        if self.design_params <= 0:
+            return 0.0
+        return max(0.0, (self.design_params - self.lower_bound) / self.design_params)
+
+    @property
+    def heads_total(self) -> int:
+        return self.design.heads
+
+    @property
+    def head_dims(self) -> list[int]:
+        return sorted((o.head_dim for o in self.design.orbits), reverse=True)
+
+    def to_json(self) -> dict:
+        p = self.problem
+        c = self.constrained
+        dj = _design_json(self.design)
+        return {
+            "group": p.group.name,
+            "rep": str(p.V),
+            "dim_v": p.dim_v,
+            "heads": p.heads,
+            "head_dim": p.head_dim,
+            "vanilla_params": p.vanilla_params,
+            "design_params": self.design_params,
+            "lower_bound": self.lower_bound,
+            "status": self.status,
+            "gap": round(self.gap, 6),
+            "ratio": self.design_params / p.vanilla_params,
+            "time_s": round(self.time_s, 3),
+            "heads_total": self.heads_total,
+            "max_head_dim": max((o.head_dim for o in self.design.orbits), default=0),
+            "orbits": dj["orbits"],
+            "constrained_vanilla_possible": None if c is None else c.possible,
+            "constrained_vanilla_status": None if c is None else c.status,
+            "constrained_vanilla_design": None if c is None else c.to_json(),
+            "solver": self.solver,
+            "ties_proven": self.ties_proven,
+            "scenarios": {"total": self.scenarios_total, "checked": self.scenarios_checked, "in_program": self.scenarios_used},
+            "rounds": self.rounds,
+            "types": self.types,
+            "verified": {"coverage": True, "clusterings": self.verified_clusterings, "numeric_worst_rel_error": self.numeric_rel_error},
+        }
+
+
+def _design_json(design: Design) -> dict:
+    problem = design.problem
+    return {
+        "params": design.params,
+        "heads": design.heads,
+        "orbits": [
+            {
+                "subgroup": o.sub.id,
+                "name": o.sub.name,
+                "rep": str(o.W),
+                "heads": o.heads,
+                "head_dim": o.head_dim,
+                "params": o.params(problem),
+            }
+            for o in design.orbits
+        ],
+    }
+
+
+def _to_design(problem: Problem, table: TypeTable, counts: dict[int, int]) -> Design:
+    G = problem.group
+    items = sorted(((table.types[t], c) for t, c in counts.items() if c > 0), key=lambda tc: (-G.subgroup_classes[tc[0].sub].order, tc[0].sub, tc[0].W))
+    orbits = []
+    for t, c in items:
+        K = G.subgroup_classes[t.sub]
+        orbits.extend([DesignOrbit(K, Rep(K, t.W))] * c)
+    return Design(problem, tuple(orbits))
+
+
+def _recheck(problem: Problem, design: Design, what: str):  # noqa: ANN202 - tuple of Verdict
+    """The coverage checker's verdicts; every clustering must be covered."""
+    try:
+        verdicts = check_coverage(problem, design)
+    except LimitError as e:
+        raise LimitError(e.field, f"the {what} design cannot be re-checked by the coverage checker: {e.message}") from e
+    bad = [v.clustering.id for v in verdicts if not v.covered]
+    if bad:
+        raise RuntimeError(f"internal error: the {what} design does not cover clusterings {bad}")
+    return verdicts
+
+
+def _numeric(problem: Problem, design: Design, verdicts, what: str) -> float:  # noqa: ANN001
+    """The weight construction for every witness; the relative error must be <= 1e-8."""
+    from ..numeric import verify_design
+
+    err = verify_design(problem, design, seed=0, verdicts=verdicts).worst_rel_error
+    if not err <= 1e-8:
+        raise RuntimeError(f"internal error: weight construction for the {what} design has relative error {err:.2e}")
+    return err
+
+
+def _copy_bounds(table: TypeTable, max_units: int) -> list[int]:
+    """U_t = min(max_units // units_t, most copies any scenario can use): a minimal cover of a
+    demand D uses at most Σ_σ D_σ copies, so per clustering at most the sum over its orbits
+    of the largest such count among the orbit's options the type can host, plus the largest
+    possible zero pool (V)."""
+    space = table.space
+    T = len(table.types)
+    if T == 0:
+        return []
+    host = table.hostable()  # (values, types)
+    size = np.array([v.size for v in space.values], dtype=np.int64)
+    per_orbit: dict[tuple[int, int], np.ndarray] = {}
+    for orbit, contrib in space.contrib.items():
+        best = np.zeros(T, dtype=np.int64)
+        for d, _ in contrib:
+            if d is not None:
+                best = np.maximum(best, host[d] * size[d])
+        per_orbit[orbit] = best
+    pool = host[space.pool_bound] * size[space.pool_bound] if space.pool_bound is not None else np.zeros(T, dtype=np.int64)
+    use = np.zeros(T, dtype=np.int64)
+    for c in space.clusterings:
+        tot = sum((k * per_orbit[o] for o, k in c.orbits), np.zeros(T, dtype=np.int64))
+        if any(p is not None for o, _ in c.orbits for _, p in space.contrib[o]):
+            tot = tot + pool
+        use = np.maximum(use, tot)
+    return [int(min(max_units // t.units if t.units else 0, use[i])) for i, t in enumerate(table.types)]
+
+
+def _check_time_limit(time_limit: float | None) -> float:
+    if time_limit is None:
+        return DEFAULT_TIME_LIMIT
+    try:
+        tl = float(time_limit)
+    except (TypeError, ValueError):
+        raise InputError("time_limit", f"must be a number of seconds, got {time_limit!r}") from None
+    if not math.isfinite(tl) or tl <= 0:
+        raise InputError("time_limit", f"must be a positive number of seconds, got {time_limit!r}")
+    if tl > MAX_TIME_LIMIT:
+        raise LimitError("time_limit", f"at most {MAX_TIME_LIMIT:g} seconds, got {tl:g}")
+    return tl
+
+
+def optimize(
+    problem: Problem,
+    time_limit: float | None = None,
+    *,
+    constrained: bool = True,
+    backend: str = ilp.DEFAULT_BACKEND,
+    progress: Progress | None = None,
+    numeric_check: bool | None = None,
+    threads: int | None = None,
+) -> OptimizeResult:
+    """The covering design with the fewest parameters (ties: fewer heads, then a smaller
+    largest head dimension), with the solver's lower bound; and the constrained-vanilla
+    answer. `time_limit` (seconds) bounds the search; the final re-checks come on top."""
+    tl = _check_time_limit(time_limit)
+    if backend not in ilp.BACKENDS:
+        raise InputError("solver", f"one of {', '.join(ilp.BACKENDS)}")
+    ctx = _Context(problem, backend, progress, threads)
+    ctx.unchecked = False
+    t_end = ctx.t0 + tl
+    main_deadline = ctx.t0 + (MAIN_SHARE * tl if constrained else tl)
+    space = ctx.space
+
+    # warm start: H copies of the regular orbit (C1, min(d, dim V) trivial), capped; checking
+    # it is the up-front size test (LimitError when its scenarios are too many to check)
+    triv = problem.group.subgroup_classes[0]
+    reg_W = min(problem.head_dim, problem.dim_v)
+    reg_cost = 4 * problem.heads * reg_W * problem.dim_v
+    table = design_types(problem, space, ctx.tables, reg_cost)
+    warm: dict[int, int] = {}
+    if space.values:
+        cap = _caps(problem, space, ctx.tables, triv.id)
+        w = min(reg_W, int(cap[0])) if cap is not None else 0
+        warm = {i: problem.heads for i, t in enumerate(table.types) if t.sub == triv.id and t.W == (w,)}
+        if not warm or ctx.separate(table, warm, 1):
+            raise RuntimeError("internal error: the (capped) regular design does not cover every scenario")
+    warm_units = sum(table.types[t].units * c for t, c in warm.items())
+    U = _copy_bounds(table, warm_units)
+    # lexicographic objective: cost, then heads (weight > any head count a program allows)
+    lex = _Objective(sum(u * t.heads for u, t in zip(U, table.types)) + 1)
+    active = space.initial_keys()
+    st1 = _lazy(ctx, table, U, active, lex, main_deadline, warm, "optimum")
+    assert st1.counts is not None and st1.objective is not None  # the warm start covers
+    counts, best_obj = st1.counts, st1.objective
+    cost_units = sum(table.types[t].units * c for t, c in counts.items())
+    status = st1.status
+    lower = cost_units if status == "optimal" else int(max(0, lex.units(st1.bound)))
+    if lower >= cost_units:
+        status, lower = "optimal", cost_units
+    rounds = st1.rounds
+    ties_proven = st1.status == "optimal"
+    if ties_proven and counts:
+        # then the smallest largest head dimension at the same cost and head count
+        while True:
+            dmax = max(table.types[t].dim for t in counts)
+            keep = [i for i, t in enumerate(table.types) if t.dim < dmax and lex.coef(t) <= best_obj]
+            if not keep:
+                break
+            sub = table.subset(keep)
+            U2 = _copy_bounds(sub, cost_units)
+            st2 = _lazy(ctx, sub, U2, active, lex, main_deadline, None, "ties", cutoff=best_obj)
+            rounds += st2.rounds
+            if st2.status == "optimal" and st2.counts is not None and st2.objective == best_obj:
+                counts = {keep[t]: c for t, c in st2.counts.items()}
+                continue
+            if st2.status != "infeasible":
+                ties_proven = False
+            break
+    design = _to_design(problem, table, counts)
+
+    cres = None
+    if constrained:
+        ctab = constrained_types(problem, space, ctx.tables)
+        Uc = [problem.heads // t.heads for t in ctab.types]
+        c_deadline = max(t_end, time.perf_counter() + min(1.0, tl))
+        st3 = _lazy(ctx, ctab, Uc, list(active), _Objective(0), c_deadline, None, "constrained", heads_eq=problem.heads)
+        rounds += st3.rounds
+        if st3.status == "infeasible":
+            cres = ConstrainedResult(False, None, "infeasible")
+        elif st3.counts is None:
+            cres = ConstrainedResult(None, None, "unknown")
+        else:
+            cres = ConstrainedResult(True, _to_design(problem, ctab, st3.counts), st3.status)
+
+    ctx.report(stage="recheck", scenarios=len(active), bound=4 * lower, incumbent=4 * cost_units)
+    verdicts = _recheck(problem, design, "optimal")
+    witnesses = sum(len(v.witnesses) for v in verdicts)
+    if numeric_check is None:
+        numeric_check = witnesses <= NUMERIC_MAX_SCENARIOS and problem.dim_v <= NUMERIC_MAX_DIM_V
+    err = _numeric(problem, design, verdicts, "optimal") if numeric_check else None
+    if cres is not None and cres.design is not None:
+        cv = _recheck(problem, cres.design, "constrained-vanilla")
+        if numeric_check and sum(len(v.witnesses) for v in cv) <= NUMERIC_MAX_SCENARIOS:
+            _numeric(problem, cres.design, cv, "constrained-vanilla")
+    if design.params != 4 * cost_units:
+        raise RuntimeError("internal error: design cost differs from the program's objective")
+    return OptimizeResult(
+        problem=problem,
+        design=design,
+        design_params=design.params,
+        lower_bound=4 * lower,
+        status=status,
+        time_s=time.perf_counter() - ctx.t0,
+        constrained=cres,
+        scenarios_total=ctx.raw_scenarios,
+        scenarios_checked=witnesses,
+        scenarios_used=len(active),
+        rounds=rounds,
+        solver=backend,
+        solver_time_s=ctx.solver_time,
+        verified_clusterings=len(verdicts),
+        numeric_rel_error=err,
+        types=len(table),
+        ties_proven=ties_proven,
+    )
+
+
+def optimize_report(problem: Problem, time_limit: float | None = None, **kw: object) -> dict:
+    """The JSON of `eqattn optimize --json` and POST /api/optimize."""
+    return optimize(problem, time_limit, **kw).to_json()  # type: ignore[arg-type]
