@@ -23,7 +23,8 @@ with ``--json`` the design is realised through the core (eqattn.numeric.realize_
 MHA uses embed_dim = dim V, H = the design's head count when dim V is divisible by it.
 
 Each timing is the median over --reps runs (after warm-up) of zero_grad + forward +
-backward of sum(out * G) for a fixed random G; ratios are taken within the same run.
+backward of sum(out * G) for a fixed random G ("fwd+bwd"), and of a no-grad forward ("fwd");
+the layers are timed round robin and the ratios are taken within the same run.
 """
 
 from __future__ import annotations
@@ -87,29 +88,39 @@ def json_layers(path: str, dtype: torch.dtype, device: str) -> dict[str, torch.n
     return out
 
 
-def run(layer: torch.nn.Module, x: torch.Tensor, grad: torch.Tensor, reps: int, warmup: int, backward: bool) -> float:
+def make_step(layer: torch.nn.Module, x: torch.Tensor, grad: torch.Tensor, backward: bool):
     is_mha = isinstance(layer, torch.nn.MultiheadAttention)
+
+    def call() -> torch.Tensor:
+        return layer(x, x, x, need_weights=False)[0] if is_mha else layer(x)
 
     def step() -> None:
         if backward:
             layer.zero_grad(set_to_none=True)
-            y = layer(x, x, x, need_weights=False)[0] if is_mha else layer(x)
-            (y * grad).sum().backward()
+            (call() * grad).sum().backward()
         else:
             with torch.no_grad():
-                layer(x, x, x, need_weights=False)[0] if is_mha else layer(x)
+                call()
 
-    sync = torch.cuda.synchronize if x.is_cuda else (lambda: None)
-    for _ in range(warmup):
-        step()
-    times = []
+    return step
+
+
+def timings(steps: dict, reps: int, warmup: int, cuda: bool) -> dict[str, float]:
+    """Median time per step; the layers are interleaved (round robin) so that a busy machine
+    slows all of them alike and the ratios stay meaningful."""
+    sync = torch.cuda.synchronize if cuda else (lambda: None)
+    for step in steps.values():
+        for _ in range(warmup):
+            step()
+    times: dict[str, list[float]] = {k: [] for k in steps}
     for _ in range(reps):
-        sync()
-        t0 = time.perf_counter()
-        step()
-        sync()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+        for name, step in steps.items():
+            sync()
+            t0 = time.perf_counter()
+            step()
+            sync()
+            times[name].append(time.perf_counter() - t0)
+    return {k: statistics.median(v) for k, v in times.items()}
 
 
 def bench(device: str, args: argparse.Namespace) -> None:
@@ -122,11 +133,9 @@ def bench(device: str, args: argparse.Namespace) -> None:
     print(f"\n## device={device} dtype={args.dtype} batch={args.batch} tokens={args.tokens} dim_v={n} "
           f"threads={torch.get_num_threads()} torch={torch.__version__}")
     print(f"{'layer':<9} {'heads':>5} {'hdim':>4} {'params':>8} {'fwd+bwd ms':>11} {'vs mha':>7} {'fwd ms':>8} {'vs mha':>7}")
-    res = {}
-    for name, layer in layers.items():
-        fb = run(layer, x, grad, args.reps, args.warmup, backward=True)
-        fw = run(layer, x, grad, args.reps, args.warmup, backward=False)
-        res[name] = (fb, fw)
+    fbs = timings({k: make_step(m, x, grad, True) for k, m in layers.items()}, args.reps, args.warmup, x.is_cuda)
+    fws = timings({k: make_step(m, x, grad, False) for k, m in layers.items()}, args.reps, args.warmup, x.is_cuda)
+    res = {k: (fbs[k], fws[k]) for k in layers}
     base = res.get("mha")
     for name, layer in layers.items():
         fb, fw = res[name]

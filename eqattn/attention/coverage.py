@@ -12,7 +12,7 @@ from itertools import combinations_with_replacement, product
 import numpy as np
 
 from ..errors import LimitError
-from ..reps import Rep, zero
+from ..reps import Rep, irreps_of, zero
 from .clusterings import Clustering, clusterings
 from .design import Design
 from .hosting import hosting
@@ -122,7 +122,7 @@ class _Search:
         self.counts = [len(v) for v in self.instances]
         self.memo: dict[tuple, tuple | None] = {}
         self._cands: dict[tuple, list[tuple[int, int, np.ndarray]]] = {}
-        self._req: dict[tuple, list[tuple[int, ...]] | None] = {}
+        self._sums: dict[tuple, list[np.ndarray]] = {}
         self._reduced: dict[tuple[int, int], tuple[Option, ...]] = {}
 
     def candidates(self, d: Demand) -> list[tuple[int, int, np.ndarray]]:
@@ -132,96 +132,92 @@ class _Search:
         return self._cands[key]
 
     def _candidates(self, d: Demand) -> list[tuple[int, int, np.ndarray]]:
+        """(type, a, supply clipped at D) for the hosts of d; per type only the double
+        cosets whose clipped supply is not dominated by another's (more never helps)."""
+        D = np.array(d.D.mults)
         out = []
         for t, o in enumerate(self.type_orbit):
+            mine: list[tuple[int, np.ndarray]] = []
             for a, S in self.h.hosts(o.sub.id, o.W, d.kbar, d.P):
-                s = np.array(S.mults)
-                if (s[np.array(d.D.mults) > 0] > 0).any():
-                    out.append((t, a, s))
+                s = np.minimum(np.array(S.mults), D)
+                if not s.any():
+                    continue
+                if any((q >= s).all() for _, q in mine):
+                    continue
+                mine = [(b, q) for b, q in mine if not (s >= q).all()]
+                mine.append((a, s))
+            out += [(t, a, s) for a, s in mine]
         return out
 
     # ----- design-specific dominance between options ---------------------------------------
-    def requirement(self, d: Demand) -> list[tuple[int, ...]] | None:
-        """Minimal multisets of design orbit types (counts per type) that can meet the demand
-        alone; None when there are too many multisets to list."""
-        key = d.value()
-        if key not in self._req:
-            self._req[key] = self._requirement(d)
-        return self._req[key]
-
-    def _requirement(self, d: Demand) -> list[tuple[int, ...]] | None:
+    def multisets(self) -> list[tuple[int, ...]] | None:
+        """All multisets of design orbit types (counts per type), or None if too many."""
         if math.prod(c + 1 for c in self.counts) > MAX_MULTISETS:
             return None
-        cands = self.candidates(d)
-        by_type: dict[int, list[np.ndarray]] = {}
-        for t, _, s in cands:
-            by_type.setdefault(t, []).append(s)
-        D = np.array(d.D.mults)
-        minimal: list[tuple[int, ...]] = []
-        ranges = [range(c + 1) if t in by_type else range(1) for t, c in enumerate(self.counts)]
-        for m in sorted(product(*ranges), key=lambda m: (sum(m), m)):
-            if any(all(x <= y for x, y in zip(q, m)) for q in minimal):
-                continue
-            hosts = [s_list for t, k in enumerate(m) for s_list in [by_type.get(t, [])] * k]
-            if self._meets(hosts, D):
-                minimal.append(m)
-        return minimal
+        return sorted(product(*[range(c + 1) for c in self.counts]), key=lambda m: (sum(m), m))
 
-    @staticmethod
-    def _meets(hosts: list[list[np.ndarray]], D: np.ndarray) -> bool:
-        """Can one supply per host (one double coset each) sum to at least D?"""
-
-        def rec(i: int, deficit: np.ndarray) -> bool:
-            if (deficit <= 0).all():
-                return True
-            if i == len(hosts):
-                return False
-            rest = np.zeros_like(deficit)
-            for h in hosts[i:]:
-                rest = rest + np.max(h, axis=0)
-            if (rest < deficit).any():
-                return False
-            return any(rec(i + 1, deficit - s) for s in hosts[i])
-
-        return rec(0, D)
+    def host_sums(self, kbar: int, P: Rep) -> list[np.ndarray]:
+        """For each multiset m (in `multisets()` order): the maximal supply sums (k, r) its
+        orbits can give to a demand (K̄_0 = kbar, P), one double coset per orbit."""
+        key = (kbar, P.mults)
+        if key not in self._sums:
+            ms = self.multisets()
+            assert ms is not None
+            r = len(irreps_of(self.problem.group.subgroup_classes[kbar]))
+            hosts = []
+            for o in self.type_orbit:
+                hs = [np.array(S.mults) for _, S in self.h.hosts(o.sub.id, o.W, kbar, P)]
+                hosts.append(_maximal(np.array(hs)) if hs else np.zeros((0, r), dtype=np.int64))
+            sums: dict[tuple[int, ...], np.ndarray] = {}
+            for m in ms:
+                if not any(m):
+                    sums[m] = np.zeros((1, r), dtype=np.int64)
+                    continue
+                t = next(i for i, k in enumerate(m) if k)
+                prev = sums[tuple(k - (i == t) for i, k in enumerate(m))]
+                if hosts[t].shape[0] == 0 or prev.shape[0] == 0:
+                    sums[m] = np.zeros((0, r), dtype=np.int64)
+                else:
+                    sums[m] = _maximal((prev[:, None, :] + hosts[t][None, :, :]).reshape(-1, r))
+            self._sums[key] = [sums[m] for m in ms]
+        return self._sums[key]
 
     def reduced_options(self, orbit: tuple[int, int]) -> tuple[Option, ...]:
-        """The orbit's options, less those that are easier than another for this design:
-        o' is easier than o when every minimal host multiset of o also meets o' (then any
-        assignment for a scenario with o serves the scenario with o' instead)."""
+        """The orbit's options, less those that are easier than another for this design.
+        For each option, meets[m] says whether the multiset m of design orbits can serve its
+        demand alone; o' is easier than o when meets(o) is contained in meets(o'): then any
+        assignment for a scenario with o serves the scenario with o' instead. Of options with
+        equal meets, the first is kept."""
         if orbit in self._reduced:
             return self._reduced[orbit]
         opts = list(option_table(self.problem).options(orbit))
-        if not self.reduce:
+        if not self.reduce or self.multisets() is None:
             self._reduced[orbit] = tuple(opts)
             return self._reduced[orbit]
-        reqs = []
-        for o in opts:
-            if o.zero:
-                reqs.append(None)
-            elif o.D.is_zero():
-                reqs.append([tuple(0 for _ in self.counts)])
-            else:
-                reqs.append(self.requirement(Demand(o.kbar, o.P, o.D, (0,), False)))
-
-        def up_subset(r: list, r2: list) -> bool:
-            """up(r) within up(r2): every minimal multiset of r contains one of r2."""
-            return all(any(all(x <= y for x, y in zip(q2, q)) for q2 in r2) for q in r)
-
-        keep = []
-        for i, o in enumerate(opts):
-            ri = reqs[i]
-            easier = False
-            if ri is not None:
-                for j, _ in enumerate(opts):
-                    rj = reqs[j]
-                    if j == i or rj is None:
-                        continue
-                    if up_subset(rj, ri) and (not up_subset(ri, rj) or j < i):
-                        easier = True
-                        break
-            if not easier:
-                keep.append(o)
+        zero = [o for o in opts if o.zero]
+        live = [o for o in opts if not o.zero]
+        groups: dict[tuple, list[int]] = {}
+        for i, o in enumerate(live):
+            groups.setdefault((o.kbar, o.P.mults), []).append(i)
+        meets = np.zeros((len(live), len(self.multisets() or [])), dtype=bool)
+        for (kbar, _), idx in groups.items():
+            sums = self.host_sums(kbar, live[idx[0]].P)
+            Ds = np.array([live[i].D.mults for i in idx])  # (q, r)
+            for k, sm in enumerate(sums):
+                if sm.shape[0]:
+                    meets[idx, k] = (sm[None, :, :] >= Ds[:, None, :]).all(axis=2).any(axis=1)
+        keep = list(zero)
+        if live:
+            uniq: dict[bytes, int] = {}
+            for i in range(len(live)):
+                uniq.setdefault(meets[i].tobytes(), i)
+            reps = list(uniq.values())
+            U = meets[reps]  # (u, nm)
+            # o_j easier than o_i (drop j) when meets_i is a strict subset of meets_j
+            sub = (U[:, None, :] <= U[None, :, :]).all(axis=2)  # sub[i, j]: meets_i within meets_j
+            strict = sub & ~sub.T
+            easier = strict.any(axis=0)
+            keep += [live[reps[k]] for k in range(len(reps)) if not easier[k]]
         self._reduced[orbit] = tuple(keep)
         return self._reduced[orbit]
 
@@ -346,6 +342,16 @@ class _Search:
                 hosts.append(Host(inst, a, self.h.supply(o.sub.id, o.W, d.kbar)[a]))
             out.append(Assignment(d, tuple(hosts)))
         return tuple(out)
+
+
+def _maximal(V: np.ndarray) -> np.ndarray:
+    """Rows of V not dominated by another row (duplicates removed)."""
+    V = np.unique(V, axis=0)
+    if V.shape[0] <= 1:
+        return V
+    ge = (V[:, None, :] >= V[None, :, :]).all(axis=2)
+    np.fill_diagonal(ge, False)
+    return V[~ge.any(axis=0)]
 
 
 def check_scenario(problem: Problem, design: Design, options: tuple[Option, ...], search: _Search | None = None) -> ScenarioResult:

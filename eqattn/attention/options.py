@@ -13,12 +13,14 @@ from functools import cached_property
 
 import numpy as np
 
+from ..errors import LimitError
 from ..groups import SubgroupClass
 from ..reps import Rep, conjugate_character, decompose, induce_character, irreps_of
 from ..reps.matrices import isotypic_projector
 from .problem import Problem
 
 KBAR_TOL = 1e-7
+MAX_OPTIONS = 20000
 
 
 def maximal_profiles(bound: Rep, cap: int) -> list[Rep]:
@@ -138,57 +140,87 @@ class OptionTable:
         return decompose(kb0, ind, field="internal").min(self.problem.restrict(kb0))
 
     # ----- options -----------------------------------------------------------------------
-    def all_options(self, orbit: tuple[int, int]) -> tuple[Option, ...]:
-        """Every option (all maximal a, b), before pruning."""
-        if orbit not in self._all:
+    def _parts(self, orbit: tuple[int, int]) -> tuple[list, dict]:
+        """Per maximal a: (a, K̄_0 id, c, P); per (K̄_0, c) in use: [(b, D)] over maximal b.
+        Options are all pairs; a and b vary independently (SPEC §4.3)."""
+        key = ("parts", orbit)
+        if key not in self._all:
             cid, n = orbit
             K = self.G.subgroup_classes[cid]
             VK = self.problem.restrict(K)
             d = self.problem.head_dim
-            opts = []
+            top = self.G.subgroup_classes[-1]
+            a_data = []
             for a in maximal_profiles(VK, d):
-                kb_id, c, P = self.image(K, a)
-                for b in maximal_profiles(VK, n * d):
-                    if a.is_zero():
-                        top = self.G.subgroup_classes[-1]
-                        D = self.demand(K, b, top.id, 0)
-                        opts.append(Option(orbit, a, b, top.id, 0, P, D))
-                    else:
-                        D = self.demand(K, b, kb_id, c)
-                        opts.append(Option(orbit, a, b, kb_id, c, P, D))
-            self._all[orbit] = tuple(opts)
+                if a.is_zero():
+                    a_data.append((a, top.id, 0, Rep(top, (0,) * len(irreps_of(top)))))
+                else:
+                    a_data.append((a,) + self.image(K, a))
+            bs = maximal_profiles(VK, n * d)
+            d_data = {}
+            for _, kb, c, _ in a_data:
+                if (kb, c) not in d_data:
+                    d_data[(kb, c)] = [(b, self.demand(K, b, kb, c)) for b in bs]
+            self._all[key] = (a_data, d_data)  # type: ignore[assignment]
+        return self._all[key]  # type: ignore[return-value]
+
+    def all_options(self, orbit: tuple[int, int]) -> tuple[Option, ...]:
+        """Every option (all maximal a, b), before pruning."""
+        if orbit not in self._all:
+            a_data, d_data = self._parts(orbit)
+            self._all[orbit] = tuple(
+                Option(orbit, a, b, kb, c, P, D) for a, kb, c, P in a_data for b, D in d_data[(kb, c)]
+            )
         return self._all[orbit]
 
     def options(self, orbit: tuple[int, int]) -> tuple[Option, ...]:
-        """Options after dropping duplicates and dominated ones (SPEC §4.3)."""
+        """Options after dropping duplicates and dominated ones (SPEC §4.3): (K̄, P, D)
+        dominates (K̄, P', D') when P >= P' and D >= D'. For one K̄ the values form a product
+        {P} x {D}, so its maximal options are the maximal P's times the maximal D's."""
         if orbit not in self._options:
-            opts = self.all_options(orbit)
-            uniq: dict[tuple, Option] = {}
-            for o in opts:
-                uniq.setdefault(o.value(), o)
-            vals = list(uniq.values())
+            a_data, d_data = self._parts(orbit)
+            groups: dict[tuple[bool, int], tuple[dict, dict]] = {}
+            for a, kb, c, P in a_data:
+                ps, ds = groups.setdefault((a.is_zero(), kb), ({}, {}))
+                ps.setdefault(P.mults, (a, c, P))
+                for b, D in d_data[(kb, c)]:
+                    ds.setdefault((c, D.mults), (b, D))
             keep = []
-            for o in vals:
-                dominated = any(
-                    p is not o
-                    and p.zero == o.zero
-                    and p.kbar == o.kbar
-                    and o.P <= p.P
-                    and o.D <= p.D
-                    for p in vals
+            for (zero, kb), (ps, ds) in groups.items():
+                pmax = _pareto(list(ps))
+                for pm in pmax:
+                    a, c, P = ps[pm]
+                    dvals = {k[1]: v for k, v in ds.items() if k[0] == c}
+                    for dm in _pareto(list(dvals)):
+                        b, D = dvals[dm]
+                        keep.append(Option(orbit, a, b, kb, c, P, D))
+            if len(keep) > MAX_OPTIONS:
+                raise LimitError(
+                    "head_dim", f"an orbit has {len(keep)} undominated options; at most {MAX_OPTIONS} are handled"
                 )
-                if not dominated:
-                    keep.append(o)
             self._options[orbit] = tuple(keep)
         return self._options[orbit]
 
     def degenerate(self, orbit: tuple[int, int]) -> bool:
-        """K̄ != K for some option (SPEC §4.3)."""
+        """K̄ != K for some option (SPEC §4.3; the zero pool has K̄ = G)."""
         cid, _ = orbit
         K = self.G.subgroup_classes[cid]
-        return any(self.G.subgroup_classes[o.kbar].order != K.order for o in self.all_options(orbit) if not o.zero) or any(
-            o.zero and K.order != self.G.order for o in self.all_options(orbit)
-        )
+        a_data, _ = self._parts(orbit)
+        return any(self.G.subgroup_classes[kb].order != K.order for _, kb, _, _ in a_data)
+
+
+def _pareto(vals: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
+    """The maximal vectors (componentwise; of equal ones the first), in input order."""
+    if len(vals) <= 1:
+        return list(vals)
+    V = np.array(vals)
+    ge = (V[:, None, :] >= V[None, :, :]).all(axis=2)  # ge[j, i]: V[j] >= V[i]
+    eq = ge & ge.T
+    idx = np.arange(len(vals))
+    strictly = ge & ~eq
+    earlier_equal = eq & (idx[:, None] < idx[None, :])
+    dominated = (strictly | earlier_equal).any(axis=0)
+    return [v for v, d in zip(vals, dominated) if not d]
 
 
 def option_table(problem: Problem) -> OptionTable:
