@@ -1,11 +1,13 @@
 """Numerics: reference attention in numpy, weight construction, verification (SPEC §1, §4.5)."""
 
+from .convert import Conversion, convert_vanilla
 from .construct import ConstructionError, VanillaSample, design_weights, expand_design, sample_vanilla
 from .realize import RealizedDesign, RealizedOrbit, realize_design
 from .reference import attention_from_blocks, reference_attention
 from .verify import VerifyReport, equivariance_error, verify_design, verify_scenario
 
 __all__ = [
+    "Conversion", "convert_vanilla",
     "ConstructionError", "VanillaSample", "design_weights", "expand_design", "sample_vanilla",
     "RealizedDesign", "RealizedOrbit", "realize_design", "attention_from_blocks", "reference_attention",
     "VerifyReport", "equivariance_error", "verify_design", "verify_scenario",
