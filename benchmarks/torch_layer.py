@@ -160,7 +160,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--dtype", default="float32", choices=["float32", "float64", "bfloat16"])
     ap.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
     ap.add_argument("--json", help="design JSON from `eqattn optimize --json` / `eqattn check --json`")
+    ap.add_argument("--threads", type=int, help="torch.set_num_threads (default: torch's choice)")
     args = ap.parse_args(argv)
+    if args.threads:
+        torch.set_num_threads(args.threads)
     devices = ["cpu", "cuda"] if args.device == "auto" and torch.cuda.is_available() else [
         "cpu" if args.device == "auto" else args.device
     ]

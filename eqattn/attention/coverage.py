@@ -76,8 +76,10 @@ class Verdict:
 def scenario_count(problem: Problem, c: Clustering, search: "_Search | None" = None) -> int:
     """Number of scenarios (multisets of options per orbit type); with `search`, of the
     scenarios left after the design-specific reduction."""
-    opts = search.reduced_options if search is not None else option_table(problem).options
-    return math.prod(math.comb(len(opts(o)) + k - 1, k) for o, k in c.orbits)
+    if search is not None:
+        return math.prod(math.comb(len(search.reduced_options(o)) + k - 1, k) for o, k in c.orbits)
+    table = option_table(problem)
+    return math.prod(math.comb(table.option_count(o) + k - 1, k) for o, k in c.orbits)
 
 
 def scenarios(problem: Problem, c: Clustering, search: "_Search | None" = None):  # noqa: ANN201
@@ -123,6 +125,7 @@ class _Search:
         self.memo: dict[tuple, tuple | None] = {}
         self._cands: dict[tuple, list[tuple[int, int, np.ndarray]]] = {}
         self._sums: dict[tuple, list[np.ndarray]] = {}
+        self._dcache: dict[tuple, np.ndarray] = {}
         self._reduced: dict[tuple[int, int], tuple[Option, ...]] = {}
 
     def candidates(self, d: Demand) -> list[tuple[int, int, np.ndarray]]:
@@ -159,7 +162,10 @@ class _Search:
     def host_sums(self, kbar: int, P: Rep) -> list[np.ndarray]:
         """For each multiset m (in `multisets()` order): the maximal supply sums (k, r) its
         orbits can give to a demand (K̄_0 = kbar, P), one double coset per orbit."""
-        key = (kbar, P.mults)
+        hostable = []
+        for o in self.type_orbit:
+            hostable.append(tuple(a for a, _ in self.h.hosts(o.sub.id, o.W, kbar, P)))
+        key = (kbar, tuple(hostable))  # supplies depend on P only through which cosets host
         if key not in self._sums:
             ms = self.multisets()
             assert ms is not None
@@ -182,6 +188,12 @@ class _Search:
             self._sums[key] = [sums[m] for m in ms]
         return self._sums[key]
 
+    def _dmat(self, kb: int, c: int, dl: list) -> np.ndarray:
+        key = (kb, c, id(dl))
+        if key not in self._dcache:
+            self._dcache[key] = np.array([D.mults for _, D in dl])
+        return self._dcache[key]
+
     def reduced_options(self, orbit: tuple[int, int]) -> tuple[Option, ...]:
         """The orbit's options, less those that are easier than another for this design.
         For each option, meets[m] says whether the multiset m of design orbits can serve its
@@ -190,34 +202,41 @@ class _Search:
         equal meets, the first is kept."""
         if orbit in self._reduced:
             return self._reduced[orbit]
-        opts = list(option_table(self.problem).options(orbit))
+        table = option_table(self.problem)
         if not self.reduce or self.multisets() is None:
-            self._reduced[orbit] = tuple(opts)
+            self._reduced[orbit] = table.options(orbit)
             return self._reduced[orbit]
-        zero = [o for o in opts if o.zero]
-        live = [o for o in opts if not o.zero]
-        groups: dict[tuple, list[int]] = {}
-        for i, o in enumerate(live):
-            groups.setdefault((o.kbar, o.P.mults), []).append(i)
-        meets = np.zeros((len(live), len(self.multisets() or [])), dtype=bool)
-        for (kbar, _), idx in groups.items():
-            sums = self.host_sums(kbar, live[idx[0]].P)
-            Ds = np.array([live[i].D.mults for i in idx])  # (q, r)
-            for k, sm in enumerate(sums):
-                if sm.shape[0]:
-                    meets[idx, k] = (sm[None, :, :] >= Ds[:, None, :]).all(axis=2).any(axis=1)
-        keep = list(zero)
-        if live:
-            uniq: dict[bytes, int] = {}
-            for i in range(len(live)):
-                uniq.setdefault(meets[i].tobytes(), i)
-            reps = list(uniq.values())
-            U = meets[reps]  # (u, nm)
+        keep: list[Option] = []
+        blocks: list[np.ndarray] = []
+        refs: list[tuple] = []  # per block: (a, kb, c, P, ds)
+        nm = len(self.multisets() or [])
+        for zero, kb, pes, ds in table.pareto_groups(orbit):
+            if zero:  # the zero pool: kept as they are (pooled demands add up)
+                keep += [Option(orbit, a, b, kb, c, P, D) for a, c, P in pes for b, D in ds[c]]
+                continue
+            for a, c, P in pes:
+                sums = self.host_sums(kb, P)
+                Ds = self._dmat(kb, c, ds[c])  # (q, r)
+                meets = np.zeros((Ds.shape[0], nm), dtype=bool)
+                for k, sm in enumerate(sums):
+                    if sm.shape[0]:
+                        meets[:, k] = (sm[None, :, :] >= Ds[:, None, :]).all(axis=2).any(axis=1)
+                blocks.append(meets)
+                refs.append((a, kb, c, P, ds[c]))
+        if blocks:
+            allm = np.concatenate(blocks)
+            owner = np.concatenate([np.full(b.shape[0], i) for i, b in enumerate(blocks)])
+            pos = np.concatenate([np.arange(b.shape[0]) for b in blocks])
+            U, first = np.unique(allm, axis=0, return_index=True)
+            order = np.argsort(first)  # keep the first option of each meets vector, in order
+            U, first = U[order], first[order]
             # o_j easier than o_i (drop j) when meets_i is a strict subset of meets_j
             sub = (U[:, None, :] <= U[None, :, :]).all(axis=2)  # sub[i, j]: meets_i within meets_j
-            strict = sub & ~sub.T
-            easier = strict.any(axis=0)
-            keep += [live[reps[k]] for k in range(len(reps)) if not easier[k]]
+            easier = (sub & ~sub.T).any(axis=0)
+            for k in np.nonzero(~easier)[0]:
+                a, kb, c, P, dl = refs[owner[first[k]]]
+                b, D = dl[pos[first[k]]]
+                keep.append(Option(orbit, a, b, kb, c, P, D))
         self._reduced[orbit] = tuple(keep)
         return self._reduced[orbit]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..reps import Rep, conjugate_character, decompose, induce_character
+from ..reps import Rep, conjugate_character, decompose, induce_character, irreps_of
 from .problem import Problem
 
 
@@ -30,18 +30,31 @@ class Hosting:
         return self._cosets[key]
 
     def image_at(self, kbar: int, sub: int, P: Rep) -> dict[int, tuple[int, ...]]:
-        """a -> multiplicities of P^a restricted to K' (P a rep of K̄_0)."""
+        """a -> multiplicities of P^a restricted to K' (P a rep of K̄_0); linear in P."""
         key = (kbar, sub, P.mults)
         if key not in self._pimg:
-            K = self.G.subgroup_classes[sub]
             out = {}
             for a in self.cosets(kbar, sub):
-                chi = conjugate_character(self.G, P.character, a)
-                masked = np.zeros_like(chi)
-                masked[K.elements] = chi[K.elements]
-                out[a] = decompose(K, masked, field="internal").mults
+                m = np.asarray(P.mults) @ self._restricted_irreps(kbar, sub, a)
+                out[a] = tuple(int(x) for x in m)
             self._pimg[key] = out
         return self._pimg[key]
+
+    def _restricted_irreps(self, kbar: int, sub: int, a: int) -> np.ndarray:
+        """Row t: (t^a) restricted to K', over K''s irreps (t an irrep of K̄_0)."""
+        key = ("res", kbar, sub, a)
+        if key not in self._pimg:
+            G = self.G
+            K = G.subgroup_classes[sub]
+            irr = irreps_of(G.subgroup_classes[kbar])
+            rows = []
+            for t in range(len(irr)):
+                chi = conjugate_character(G, irr.chars[t], a)
+                masked = np.zeros_like(chi)
+                masked[K.elements] = chi[K.elements]
+                rows.append(decompose(K, masked, field="internal").mults)
+            self._pimg[key] = np.array(rows, dtype=np.int64)  # type: ignore[assignment]
+        return self._pimg[key]  # type: ignore[return-value]
 
     def supply(self, sub: int, W: Rep, kbar: int) -> dict[int, Rep]:
         """a -> S = Ind_{aK'a^-1}^{K̄_0} W^{a^-1}, over K̄_0's irreps."""

@@ -101,7 +101,12 @@ def _new_highs():  # noqa: ANN202
     return h
 
 
-def _solve_highs(m: Model, time_limit: float | None, hint: np.ndarray | None, threads: int | None) -> Solution:
+def _solve_highs(
+    m: Model, time_limit: float | None, hint: np.ndarray | None, threads: int | None, presolve: bool = True
+) -> Solution:
+    """HiGHS branch and cut. A warm start (`hint`) is passed only with presolve off: HiGHS
+    1.16 with presolve on and a user solution can stop at once and report that solution
+    as optimal (with objective 0) although better ones exist."""
     import highspy
 
     t0 = time.perf_counter()
@@ -136,8 +141,10 @@ def _solve_highs(m: Model, time_limit: float | None, hint: np.ndarray | None, th
     lp.a_matrix_.value_ = np.asarray(value, dtype=float)
     lp.integrality_ = [highspy.HighsVarType.kInteger] * n
     h.passModel(lp)
-    if hint is not None:
+    if hint is not None and not presolve:
         h.setSolution(n, np.arange(n, dtype=np.int32), np.asarray(hint, dtype=float))
+    if not presolve:
+        h.setOptionValue("presolve", "off")
     h.run()
     st = h.getModelStatus()
     info = h.getInfo()
@@ -145,6 +152,14 @@ def _solve_highs(m: Model, time_limit: float | None, hint: np.ndarray | None, th
     has_sol = info.primal_solution_status == 2  # kSolutionStatusFeasible
     values = np.rint(np.asarray(h.getSolution().col_value, dtype=float)).astype(np.int64) if has_sol else None
     obj = m.value(values) if values is not None else None
+    if values is not None and (abs(obj - info.objective_function_value) > 1e-6 * max(1.0, abs(obj)) or not m.satisfied(values)):
+        # HiGHS reported a solution inconsistent with the model (seen with presolve and a user
+        # solution in 1.16: status optimal, objective 0, the user solution unchanged): redo
+        # without presolve
+        if presolve:
+            left = None if time_limit is None else max(0.01, time_limit - (time.perf_counter() - t0))
+            return _solve_highs(m, left, hint, threads, presolve=False)
+        raise RuntimeError("HiGHS returned a solution inconsistent with the model")
     if st == S.kOptimal:
         status, bound = "optimal", float(obj)
     elif st == S.kInfeasible:

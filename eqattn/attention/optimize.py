@@ -79,8 +79,12 @@ MAX_TIME_LIMIT = 3600.0
 DEFAULT_TIME_LIMIT = 60.0
 ROUND_ADD = 40  # violated scenarios added per round
 SEPARATION_COLLECT = 400  # stop scanning for violated scenarios after this many
-NUMERIC_MAX_SCENARIOS = 400  # numeric re-check (weight construction) up to this many scenarios
-NUMERIC_MAX_DIM_V = 24
+NUMERIC_MAX_SCENARIOS = 300  # numeric re-check (weight construction) up to this many witnesses
+NUMERIC_MAX_DIM_V = 12  # ... and this dim V
+REPAIR_ROUNDS = 8  # programs per repair of a non-covering answer
+REPAIR_AFTER_S = 1.0  # repair answers of programs that took longer than this
+REPAIR_SHARE = 0.25  # of the remaining time a repair may take
+REPAIR_GRACE_S = 5.0  # past the deadline, for repairing the answer the time limit stopped
 MAIN_SHARE = 0.75  # of the time limit for the optimum; the rest (and what is left) for the constrained question
 
 Progress = Callable[[dict], None]
@@ -101,7 +105,11 @@ class OrbitType:
 
 
 class TypeTable:
-    """The orbit types of one program and their hosts for every demand value."""
+    """The orbit types of one program and their hosts for every demand value.
+
+    Per subgroup K' and demand value, one vectorised pass over all types on K' gives the
+    (type, double coset) pairs that host the demand and supply part of it; the supplies
+    themselves are computed when a type's hosts are asked for."""
 
     def __init__(self, problem: Problem, space: ScenarioSpace, tables: HostTables, types: list[OrbitType]) -> None:
         self.problem = problem
@@ -110,53 +118,81 @@ class TypeTable:
         self.types = types
         self.arrays = [(t.sub, np.array(t.W, dtype=np.int64)) for t in types]
         self._hosts: dict[tuple[int, int], list[tuple[int, np.ndarray]]] = {}
+        self._good: dict[tuple[int, int], np.ndarray] = {}  # (sub, value) -> (types on sub, cosets)
         self._by_sub: dict[int, list[int]] = defaultdict(list)
+        self._row: list[int] = []
         for i, t in enumerate(types):
+            self._row.append(len(self._by_sub[t.sub]))
             self._by_sub[t.sub].append(i)
+        self._Wm = {sub: np.array([self.arrays[t][1] for t in ids]) for sub, ids in self._by_sub.items()}
+        self._hostable: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.types)
 
-    def hosts(self, t: int, value: int) -> list[tuple[int, np.ndarray]]:
-        key = (t, value)
-        if key not in self._hosts:
-            self._fill(self.types[t].sub, value)
-        return self._hosts.get(key, [])
+    def good(self, sub: int, value: int) -> np.ndarray:
+        """(types on K', cosets) boolean: hosts through a and supplies part of the demand."""
+        key = (sub, value)
+        g = self._good.get(key)
+        if g is None:
+            v = self.space.values[value]
+            cos = self.tables.cosets(sub, v.kbar)
+            Wm = self._Wm[sub]
+            if not cos:
+                g = np.zeros((len(Wm), 0), dtype=bool)
+            else:
+                img = self.tables.image(sub, value)  # (A, nK)
+                ok = (img[None, :, :] <= Wm[:, None, :]).all(axis=2)  # (nW, A)
+                need = np.array(v.D.mults, dtype=np.int64) > 0
+                unit = self.tables.unit_supply(sub, v.kbar)[:, :, need]  # (A, nK, |supp D|)
+                feeds = (unit > 0).any(axis=2)  # (A, nK): irrep τ reaches supp D through a
+                g = ok & ((Wm[:, None, :] > 0) & feeds[None, :, :]).any(axis=2)
+            self._good[key] = g
+        return g
 
-    def _fill(self, sub: int, value: int) -> None:
-        """Hosts of every type over K' for one demand value, in one vectorised pass."""
-        ids = self._by_sub[sub]
-        for t in ids:
-            self._hosts[(t, value)] = []
-        v = self.space.values[value]
-        cos = self.tables.cosets(sub, v.kbar)
-        if not cos:
-            return
-        Wm = np.array([self.arrays[t][1] for t in ids])  # (nW, nK)
-        img = self.tables.image(sub, value)  # (A, nK)
-        ok = (img[None, :, :] <= Wm[:, None, :]).all(axis=2)  # (nW, A)
-        D = np.array(v.D.mults, dtype=np.int64)
-        sup = np.einsum("wt,atb->wab", Wm, self.tables.unit_supply(sub, v.kbar))
-        capped = np.minimum(sup, D[None, None, :])
-        good = ok & capped.any(axis=2)
-        for wi, ai in zip(*np.nonzero(good)):
-            self._hosts[(ids[wi], value)].append((cos[ai], capped[wi, ai]))
+    def hosts(self, t: int, value: int) -> list[tuple[int, np.ndarray]]:
+        """[(a, supply capped at D)] for the double cosets through which type t hosts the
+        demand value and supplies part of it (as `coverage` counts hosts)."""
+        key = (t, value)
+        out = self._hosts.get(key)
+        if out is None:
+            sub, W = self.arrays[t]
+            row = self.good(sub, value)[self._row[t]]
+            out = []
+            if row.any():
+                v = self.space.values[value]
+                cos = self.tables.cosets(sub, v.kbar)
+                unit = self.tables.unit_supply(sub, v.kbar)
+                D = np.array(v.D.mults, dtype=np.int64)
+                for ai in np.nonzero(row)[0]:
+                    out.append((cos[ai], np.minimum(W @ unit[ai], D)))
+            self._hosts[key] = out
+        return out
 
     def subset(self, keep: list[int]) -> "TypeTable":
-        """The table of the types `keep` (in that order), sharing the hosts computed so far."""
+        """The table of the types `keep` (in that order), sharing what was computed so far."""
         out = TypeTable(self.problem, self.space, self.tables, [self.types[i] for i in keep])
         new = {old: i for i, old in enumerate(keep)}
         for (t, v), h in self._hosts.items():
             if t in new:
                 out._hosts[(new[t], v)] = h
+        for sub, ids in out._by_sub.items():
+            rows = np.array([self._row[keep[i]] for i in ids], dtype=np.int64)
+            for (s2, v), g in self._good.items():
+                if s2 == sub:
+                    out._good[(sub, v)] = g[rows]
         return out
 
     def hostable(self) -> np.ndarray:
         """(values, types) boolean: type t hosts demand value v through some coset."""
-        out = np.zeros((len(self.space.values), len(self.types)), dtype=bool)
-        for v in range(len(self.space.values)):
-            for t in range(len(self.types)):
-                out[v, t] = bool(self.hosts(t, v))
+        nv = len(self.space.values)
+        if self._hostable is not None and self._hostable.shape[0] == nv:
+            return self._hostable
+        out = np.zeros((nv, len(self.types)), dtype=bool)
+        for v in range(nv):
+            for sub, ids in self._by_sub.items():
+                out[v, ids] = self.good(sub, v).any(axis=1)
+        self._hostable = out
         return out
 
     def checker(self, counts: dict[int, int]) -> AssignmentCheck:
@@ -301,11 +337,13 @@ def _build(
     objective: _Objective,
     heads_eq: int | None = None,
     cutoff: int | None = None,
+    lower: dict[int, int] | None = None,
 ) -> _Program:
     m = ilp.Model()
     types = table.types
     values = table.space.values
-    n = [m.add_var(0, U[t], objective.coef(types[t])) for t in range(len(types))]
+    lo = lower or {}
+    n = [m.add_var(lo.get(t, 0), max(U[t], lo.get(t, 0)), objective.coef(types[t])) for t in range(len(types))]
     prog = _Program(m, n, {})
     if heads_eq is not None:
         m.add_row(n, [t.heads for t in types], lo=heads_eq, hi=heads_eq)
@@ -317,11 +355,11 @@ def _build(
             D = values[v].D.mults
             rows: dict[int, tuple[list[int], list[int]]] = {s: ([], []) for s, x in enumerate(D) if x > 0}
             for t in range(len(types)):
-                if U[t] == 0:
+                if U[t] == 0 and not lo.get(t):
                     continue
                 for a, s in table.hosts(t, v):
                     need = max(-(-D[i] // int(x)) for i, x in enumerate(s) if x > 0)
-                    y = m.add_var(0, min(U[t], need))
+                    y = m.add_var(0, min(max(U[t], lo.get(t, 0)), need))
                     prog.y[(si, j, t, a)] = y
                     use[t].append(y)
                     for i, x in enumerate(s):
@@ -413,6 +451,43 @@ def _pick(violated: list[tuple[int, ...]], values, k: int) -> list[tuple[int, ..
     return chosen
 
 
+def _repair(
+    ctx: _Context,
+    table: TypeTable,
+    U: list[int],
+    counts: dict[int, int],
+    active: list[tuple[int, ...]],
+    objective: _Objective,
+    deadline: float,
+) -> dict[int, int] | None:
+    """A covering design containing `counts`: add the scenarios it misses and re-solve with
+    `counts` as lower bounds (a small program), until it covers. Improves the incumbent
+    while the exact program is still far from a covering answer."""
+    X = dict(counts)
+    keys = list(active)
+    seen = set(keys)
+    for _ in range(REPAIR_ROUNDS):
+        if time.perf_counter() >= deadline:
+            return None
+        try:
+            viol = ctx.separate(table, X, ROUND_ADD)
+        except LimitError:
+            return None
+        if not viol:
+            return X
+        for key in _pick(viol, ctx.space.values, ROUND_ADD):
+            if key not in seen:
+                seen.add(key)
+                keys.append(key)
+        prog = _build(table, U, keys, objective, lower=X)
+        sol = ilp.solve(prog.model, ctx.backend, time_limit=max(0.05, deadline - time.perf_counter()), threads=ctx.threads)
+        ctx.solver_time += sol.time_s
+        if sol.values is None:
+            return None
+        X = {t: int(sol.values[prog.n[t]]) for t in range(len(table.types)) if sol.values[prog.n[t]] > 0}
+    return None
+
+
 def _lazy(
     ctx: _Context,
     table: TypeTable,
@@ -424,6 +499,7 @@ def _lazy(
     stage: str,
     heads_eq: int | None = None,
     cutoff: int | None = None,
+    repair: bool = False,
 ) -> _Stage:
     """Solve, separate, add violated scenarios to `active` (in place), repeat."""
 
@@ -470,6 +546,14 @@ def _lazy(
                 ctx.report(stage=stage, round=rounds, scenarios=len(active), bound=params(bound), incumbent=params(best_obj), done=True)
                 return _Stage("optimal", best, best_obj, float(best_obj), rounds)
             break
+        if repair and (sol.status != "optimal" or sol.time_s > REPAIR_AFTER_S):
+            # a hard program: turn its answer into a covering design for a better incumbent
+            now = time.perf_counter()
+            fixed = _repair(ctx, table, U, counts, active, objective, min(deadline, now + REPAIR_SHARE * max(0.0, deadline - now)) if sol.status == "optimal" else deadline + REPAIR_GRACE_S)
+            if fixed is not None and (best_obj is None or value(fixed) < best_obj):
+                best, best_obj = fixed, value(fixed)
+                if bound >= best_obj:
+                    return _Stage("optimal", best, best_obj, float(best_obj), rounds)
         if sol.status != "optimal":
             break
         for key in _pick(violated, ctx.space.values, ROUND_ADD):
@@ -697,7 +781,7 @@ def optimize(
     # lexicographic objective: cost, then heads (weight > any head count a program allows)
     lex = _Objective(sum(u * t.heads for u, t in zip(U, table.types)) + 1)
     active = space.initial_keys()
-    st1 = _lazy(ctx, table, U, active, lex, main_deadline, warm, "optimum")
+    st1 = _lazy(ctx, table, U, active, lex, main_deadline, warm, "optimum", repair=True)
     assert st1.counts is not None and st1.objective is not None  # the warm start covers
     counts, best_obj = st1.counts, st1.objective
     cost_units = sum(table.types[t].units * c for t, c in counts.items())

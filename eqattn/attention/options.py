@@ -118,26 +118,53 @@ class OptionTable:
         kb0 = G.subgroup_classes[kb_id]
         if not support:
             return kb_id, c, Rep(kb0, (0,) * len(irreps_of(kb0)))
-        rho = self.problem.rho
-        irr = irreps_of(K)
-        VK = self.problem.restrict(K)
-        chi = np.zeros(G.order)
-        rk = rho[K.elements]
-        for s in support:
-            Pi = isotypic_projector(rk, irr.chars[s, K.elements], int(irr.dims[s]), int(irr.es[s]))
-            vals = np.einsum("gab,ba->g", rho[kb_elems], Pi) / VK.mults[s]
-            chi[kb_elems] += a.mults[s] * vals
-        return kb_id, c, decompose(kb0, conjugate_character(G, chi, c), field="internal")
+        tilde = self._extended(K, support)
+        mults = sum(a.mults[s] * np.array(tilde[s]) for s in support)
+        return kb_id, c, Rep(kb0, tuple(int(x) for x in mults))
+
+    def _extended(self, K: SubgroupClass, support: tuple[int, ...]) -> dict[int, tuple[int, ...]]:
+        """For each s in the support, the K̄-irrep s~ extending s (character of V_s on K̄
+        divided by m_s(V|K), SPEC §4.3), as multiplicities over K̄_0's irreps."""
+        key = ("ext", K.id, support)
+        if key not in self._kbar:
+            G = self.G
+            kb_id, c, kb_elems = self.kbar(K, support)
+            kb0 = G.subgroup_classes[kb_id]
+            rho = self.problem.rho
+            irr = irreps_of(K)
+            VK = self.problem.restrict(K)
+            rk = rho[K.elements]
+            out = {}
+            for s in support:
+                Pi = isotypic_projector(rk, irr.chars[s, K.elements], int(irr.dims[s]), int(irr.es[s]))
+                chi = np.zeros(G.order)
+                chi[kb_elems] = np.einsum("gab,ba->g", rho[kb_elems], Pi) / VK.mults[s]
+                out[s] = decompose(kb0, conjugate_character(G, chi, c), field="internal").mults
+            self._kbar[key] = out  # type: ignore[assignment]
+        return self._kbar[key]  # type: ignore[return-value]
 
     def demand(self, K: SubgroupClass, b: Rep, kb_id: int, c: int) -> Rep:
-        """D = min(Ind_K^K̄ b, V|K̄), moved to K̄_0 (SPEC §4.3)."""
-        G = self.G
-        kb0 = G.subgroup_classes[kb_id]
-        # K̄ = c K̄_0 c^-1, so c^-1 K c <= K̄_0; Ind_K^K̄ b moved by c = Ind_{c^-1 K c}^{K̄_0} b^c
-        chi_b = conjugate_character(G, b.character, c)
-        Kc = np.sort(G.conj_table[G.inv[c], K.elements])
-        ind = induce_character(G, chi_b, Kc, kb0.elements)
-        return decompose(kb0, ind, field="internal").min(self.problem.restrict(kb0))
+        """D = min(Ind_K^K̄ b, V|K̄), moved to K̄_0 (SPEC §4.3). Induction is linear in b:
+        the induced irreps of K are computed once per (K, K̄_0, c)."""
+        kb0 = self.G.subgroup_classes[kb_id]
+        ind = self._induced_irreps(K, kb_id, c)
+        raw = np.asarray(b.mults) @ ind
+        return Rep(kb0, tuple(int(x) for x in raw)).min(self.problem.restrict(kb0))
+
+    def _induced_irreps(self, K: SubgroupClass, kb_id: int, c: int) -> np.ndarray:
+        """Row s: Ind_{c^-1 K c}^{K̄_0} (s^c) over K̄_0's irreps (K̄ = c K̄_0 c^-1)."""
+        key = ("ind", K.id, kb_id, c)
+        if key not in self._kbar:
+            G = self.G
+            kb0 = G.subgroup_classes[kb_id]
+            Kc = np.sort(G.conj_table[G.inv[c], K.elements])
+            irr = irreps_of(K)
+            rows = []
+            for s in range(len(irr)):
+                chi = conjugate_character(G, irr.chars[s], c)
+                rows.append(decompose(kb0, induce_character(G, chi, Kc, kb0.elements), field="internal").mults)
+            self._kbar[key] = np.array(rows, dtype=np.int64)  # type: ignore[assignment]
+        return self._kbar[key]  # type: ignore[return-value]
 
     # ----- options -----------------------------------------------------------------------
     def _parts(self, orbit: tuple[int, int]) -> tuple[list, dict]:
@@ -173,32 +200,48 @@ class OptionTable:
             )
         return self._all[orbit]
 
-    def options(self, orbit: tuple[int, int]) -> tuple[Option, ...]:
-        """Options after dropping duplicates and dominated ones (SPEC §4.3): (K̄, P, D)
-        dominates (K̄, P', D') when P >= P' and D >= D'. For one K̄ the values form a product
-        {P} x {D}, so its maximal options are the maximal P's times the maximal D's."""
-        if orbit not in self._options:
+    def pareto_groups(self, orbit: tuple[int, int]) -> list[tuple[bool, int, list, dict]]:
+        """Per (zero, K̄_0): the maximal images [(a, c, P)] and, per conjugator c, the maximal
+        demands [(b, D)]. For one K̄ the option values form the product {P} x {D}, so its
+        undominated options are exactly these P's times these D's (SPEC §4.3)."""
+        key = ("groups", orbit)
+        if key not in self._all:
             a_data, d_data = self._parts(orbit)
             groups: dict[tuple[bool, int], tuple[dict, dict]] = {}
             for a, kb, c, P in a_data:
                 ps, ds = groups.setdefault((a.is_zero(), kb), ({}, {}))
                 ps.setdefault(P.mults, (a, c, P))
-                for b, D in d_data[(kb, c)]:
-                    ds.setdefault((c, D.mults), (b, D))
-            keep = []
+                if c not in ds:
+                    dvals: dict = {}
+                    for b, D in d_data[(kb, c)]:
+                        dvals.setdefault(D.mults, (b, D))
+                    ds[c] = [dvals[m] for m in _pareto(list(dvals))]
+            out = []
             for (zero, kb), (ps, ds) in groups.items():
-                pmax = _pareto(list(ps))
-                for pm in pmax:
-                    a, c, P = ps[pm]
-                    dvals = {k[1]: v for k, v in ds.items() if k[0] == c}
-                    for dm in _pareto(list(dvals)):
-                        b, D = dvals[dm]
-                        keep.append(Option(orbit, a, b, kb, c, P, D))
-            if len(keep) > MAX_OPTIONS:
+                out.append((zero, kb, [ps[m] for m in _pareto(list(ps))], ds))
+            self._all[key] = out  # type: ignore[assignment]
+        return self._all[key]  # type: ignore[return-value]
+
+    def option_count(self, orbit: tuple[int, int]) -> int:
+        """Number of undominated options, without building them."""
+        return sum(len(ds[c]) for _, _, pes, ds in self.pareto_groups(orbit) for _, c, _ in pes)
+
+    def options(self, orbit: tuple[int, int]) -> tuple[Option, ...]:
+        """Options after dropping duplicates and dominated ones (SPEC §4.3): (K̄, P, D)
+        dominates (K̄, P', D') when P >= P' and D >= D'."""
+        if orbit not in self._options:
+            groups = self.pareto_groups(orbit)
+            total = self.option_count(orbit)
+            if total > MAX_OPTIONS:
                 raise LimitError(
-                    "head_dim", f"an orbit has {len(keep)} undominated options; at most {MAX_OPTIONS} are handled"
+                    "head_dim", f"an orbit has {total} undominated options; at most {MAX_OPTIONS} are handled"
                 )
-            self._options[orbit] = tuple(keep)
+            self._options[orbit] = tuple(
+                Option(orbit, a, b, kb, c, P, D)
+                for _, kb, pes, ds in groups
+                for a, c, P in pes
+                for b, D in ds[c]
+            )
         return self._options[orbit]
 
     def degenerate(self, orbit: tuple[int, int]) -> bool:
