@@ -24,10 +24,15 @@ feasible with its gap, or refused with the limit that refused it) and the time.
 
 from __future__ import annotations
 
+import os
+
+# one thread per worker process: the pool runs one process per core
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
 import argparse
 import csv
 import multiprocessing as mp
-import os
 import platform
 import statistics
 import sys
@@ -205,6 +210,8 @@ def summary(rows: list[dict], wall: float, args: argparse.Namespace) -> str:
         lines += ["", "### Refused or failed", "", "| G | V | H | d | status | detail |", "|---|---|---|---|---|---|"]
         for r in refused + errors:
             lines.append(f"| {r['group']} | {r['rep']} | {r['H']} | {r['d']} | {r['status']} | {str(r.get('detail', '')).replace('|', '/')} |")
+    if getattr(args, "compare", None):
+        lines += compare_section(rows, args)
     lines += ["", "## Results", ""]
     by_group: dict[str, list[dict]] = {}
     for r in rows:
@@ -228,6 +235,46 @@ def summary(rows: list[dict], wall: float, args: argparse.Namespace) -> str:
     return "\n".join(lines) + "\n"
 
 
+def compare_section(rows: list[dict], args: argparse.Namespace) -> list[str]:
+    """The same grid solved by the other solver (a CSV written by this script): status counts,
+    times, and a cross-check of the optima both solvers proved."""
+    with open(args.compare, newline="") as f:
+        other = {(r["group"], r["rep"], int(r["H"]), int(r["d"])): r for r in csv.DictReader(f)}
+    mine = {(r["group"], r["rep"], int(r["H"]), int(r["d"])): r for r in rows}
+    common = sorted(set(mine) & set(other), key=lambda k: list(mine).index(k))
+    name_o = args.compare_solver or "other"
+
+    def stats(table: dict, keys: list) -> tuple[int, int, float, float]:
+        opt = sum(table[k]["status"] == "optimal" for k in keys)
+        feas = sum(table[k]["status"] == "feasible" for k in keys)
+        times = [float(table[k]["time_s"]) for k in keys if table[k]["status"] in ("optimal", "feasible")]
+        return opt, feas, sum(times), max(times, default=0.0)
+
+    o1, f1, t1, m1 = stats(mine, common)
+    o2, f2, t2, m2 = stats(other, common)
+    both = [k for k in common if mine[k]["status"] == "optimal" and other[k]["status"] == "optimal"]
+    differ = [k for k in both if int(mine[k]["P_opt"]) != int(other[k]["P_opt"])]
+    hard = [k for k in both if max(float(mine[k]["time_s"]), float(other[k]["time_s"])) >= 1.0]
+    h1 = sum(float(mine[k]["time_s"]) for k in hard)
+    h2 = sum(float(other[k]["time_s"]) for k in hard)
+    out = [
+        "",
+        f"## Solvers: {args.solver} (this run) and {name_o}",
+        "",
+        f"The same {len(common)} problems, the same settings ({args.jobs} processes, one solver thread each, "
+        f"{args.time_limit:g} s limit):",
+        "",
+        "| solver | optimal | feasible (time limit) | sum of times (s) | slowest (s) | time on the problems both solve, >= 1 s in one |",
+        "|---|---|---|---|---|---|",
+        f"| {args.solver} | {o1} | {f1} | {t1:.0f} | {m1:.1f} | {h1:.0f} ({len(hard)} problems) |",
+        f"| {name_o} | {o2} | {f2} | {t2:.0f} | {m2:.1f} | {h2:.0f} |",
+        "",
+        f"Optima proven by both solvers: {len(both)}; equal: {len(both) - len(differ)}"
+        + (f"; DIFFERENT: {', '.join(f'{k[0]} {k[1]} H={k[2]} d={k[3]}' for k in differ)}" if differ else "."),
+    ]
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
@@ -236,8 +283,21 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", default=str(ROOT / "docs"), help="directory for atlas.md and atlas.csv")
     p.add_argument("--only", default=None, help="comma-separated group names to run (a part of the grid)")
     p.add_argument("--name", default="atlas", help="file name stem (default atlas)")
+    p.add_argument("--compare", default=None, help="a CSV of this script from another solver: adds a comparison section")
+    p.add_argument("--compare-solver", default=None, help="the name of that solver (for the comparison section)")
+    p.add_argument("--from-csv", default=None, help="do not solve: rewrite the markdown from this CSV (with --compare)")
+    p.add_argument("--wall", default=None, help="with --from-csv: the wall time of that run, for the summary")
     args = p.parse_args(argv)
 
+    if args.from_csv:
+        with open(args.from_csv, newline="") as f:
+            rows = list(csv.DictReader(f))
+        for r in rows:
+            r["H"], r["d"] = int(r["H"]), int(r["d"])
+        wall = float(args.wall or 0)
+        out = Path(args.out)
+        (out / f"{args.name}.md").write_text(summary(rows, wall, args))
+        return 0
     jobs = grid()
     if args.only:
         keep = set(args.only.split(","))

@@ -24,7 +24,8 @@ MHA uses embed_dim = dim V, H = the design's head count when dim V is divisible 
 
 Each timing is the median over --reps runs (after warm-up) of zero_grad + forward +
 backward of sum(out * G) for a fixed random G ("fwd+bwd"), and of a no-grad forward ("fwd");
-the layers are timed round robin and the ratios are taken within the same run.
+the layers are timed round robin and the ratios are taken within the same run: "/mha" is the
+ratio of medians, "min/mha" the ratio of the fastest runs (more robust on a busy machine).
 """
 
 from __future__ import annotations
@@ -73,18 +74,28 @@ def default_layers(H: int, d: int, dtype: torch.dtype, device: str) -> dict[str,
 
 
 def json_layers(path: str, dtype: torch.dtype, device: str) -> dict[str, torch.nn.Module]:
-    layer = EquivariantAttention.from_json(path, dtype=dtype, device=device)
-    n, H = layer.dim_v, layer.heads
+    """The design of a JSON report, against MHA / vanilla with the problem's H and d."""
+    import json
+
+    with open(path, encoding="utf-8") as fh:
+        data = json.load(fh)
+    layer = EquivariantAttention.from_json(data, dtype=dtype, device=device)
+    n, H, d = layer.dim_v, int(data["heads"]), int(data["head_dim"])
     out: dict[str, torch.nn.Module] = {}
     if n % H == 0:
+        if n != H * d:
+            print(f"# MHA head dim is dim V / H = {n // H}, not d = {d}")
         out["mha"] = torch.nn.MultiheadAttention(n, H, bias=False, batch_first=True, dtype=dtype, device=device)
     else:
-        print(f"# dim V = {n} not divisible by {H} heads: no MHA baseline")
-    out["vanilla"] = VanillaAttention(H, layer.head_dim, n, dtype=dtype, device=device)
+        print(f"# dim V = {n} not divisible by H = {H}: no MHA baseline")
+    out["vanilla"] = VanillaAttention(H, d, n, dtype=dtype, device=device)
     out["design"] = layer
-    out["regular"] = EquivariantAttention(
-        realize_from_matrices(layer.group_matrices.cpu().numpy(), [((), layer.head_dim)] * H), dtype=dtype, device=device
-    )
+    # H copies of the regular orbit (C1, d x trivial), through the core
+    from eqattn.attention import Design, Problem
+
+    problem = Problem.create(data["group"], data["rep"], H, d)
+    regular = Design.create(problem, [(0, f"{d}xA")] * H)
+    out["regular"] = EquivariantAttention.from_design(problem, regular, dtype=dtype, device=device)
     return out
 
 
@@ -105,9 +116,9 @@ def make_step(layer: torch.nn.Module, x: torch.Tensor, grad: torch.Tensor, backw
     return step
 
 
-def timings(steps: dict, reps: int, warmup: int, cuda: bool) -> dict[str, float]:
-    """Median time per step; the layers are interleaved (round robin) so that a busy machine
-    slows all of them alike and the ratios stay meaningful."""
+def timings(steps: dict, reps: int, warmup: int, cuda: bool) -> dict[str, tuple[float, float]]:
+    """(median, min) time per step; the layers are interleaved (round robin) so that a busy
+    machine slows all of them alike and the ratios stay meaningful."""
     sync = torch.cuda.synchronize if cuda else (lambda: None)
     for step in steps.values():
         for _ in range(warmup):
@@ -120,7 +131,7 @@ def timings(steps: dict, reps: int, warmup: int, cuda: bool) -> dict[str, float]
             step()
             sync()
             times[name].append(time.perf_counter() - t0)
-    return {k: statistics.median(v) for k, v in times.items()}
+    return {k: (statistics.median(v), min(v)) for k, v in times.items()}
 
 
 def bench(device: str, args: argparse.Namespace) -> None:
@@ -132,21 +143,24 @@ def bench(device: str, args: argparse.Namespace) -> None:
     grad = torch.randn_like(x)
     print(f"\n## device={device} dtype={args.dtype} batch={args.batch} tokens={args.tokens} dim_v={n} "
           f"threads={torch.get_num_threads()} torch={torch.__version__}")
-    print(f"{'layer':<9} {'heads':>5} {'hdim':>4} {'params':>8} {'fwd+bwd ms':>11} {'vs mha':>7} {'fwd ms':>8} {'vs mha':>7}")
+    print(f"{'layer':<9} {'heads':>5} {'hdim':>4} {'params':>7} | {'fwd+bwd ms':>10} {'/mha':>5} {'min/mha':>7}"
+          f" | {'fwd ms':>7} {'/mha':>5} {'min/mha':>7}")
     fbs = timings({k: make_step(m, x, grad, True) for k, m in layers.items()}, args.reps, args.warmup, x.is_cuda)
     fws = timings({k: make_step(m, x, grad, False) for k, m in layers.items()}, args.reps, args.warmup, x.is_cuda)
-    res = {k: (fbs[k], fws[k]) for k in layers}
-    base = res.get("mha")
+    base = "mha" if "mha" in layers else None
     for name, layer in layers.items():
-        fb, fw = res[name]
         if isinstance(layer, torch.nn.MultiheadAttention):
             heads, hdim = layer.num_heads, layer.head_dim
         else:
             heads, hdim = layer.heads, layer.head_dim
         params = sum(p.numel() for p in layer.parameters())
-        r1 = f"{fb / base[0]:7.2f}" if base else "    n/a"
-        r2 = f"{fw / base[1]:7.2f}" if base else "    n/a"
-        print(f"{name:<9} {heads:>5} {hdim:>4} {params:>8} {fb * 1e3:>11.2f} {r1} {fw * 1e3:>8.2f} {r2}")
+        cols = []
+        for res in (fbs, fws):
+            med, low = res[name]
+            r_med = f"{med / res[base][0]:5.2f}" if base else "  n/a"
+            r_min = f"{low / res[base][1]:7.2f}" if base else "    n/a"
+            cols.append(f"{med * 1e3:>{10 if res is fbs else 7}.2f} {r_med} {r_min}")
+        print(f"{name:<9} {heads:>5} {hdim:>4} {params:>7} | {cols[0]} | {cols[1]}")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -123,11 +123,11 @@ def create_app(backend: Any = None) -> FastAPI:
     def coverage(body: DesignIn) -> dict:
         return backend.coverage(body.group, body.rep, body.heads, body.head_dim, _orbits(body))
 
-    # --------------------------------------------------------------- OPTIMIZE HOOK
-    # The optimiser ("Find optimal design") lands later: add `POST /api/optimize` here
-    # (body DesignIn without orbits; answer {"status", "design_params", "lower_bound",
-    # "orbits": [{"subgroup", "rep", "heads", "head_dim"}], ...}). /api/features then
-    # reports {"optimize": true} and the page shows its button (see static/app.js).
+    # ------------------------------------------------------------ the optimiser
+    # POST /api/optimize ("Find optimal design"); /api/features then reports it.
+    from .optimize_routes import router as optimize_router
+
+    app.include_router(optimize_router)
 
     # ------------------------------------------------------------------ the page
     @app.get("/", include_in_schema=False)

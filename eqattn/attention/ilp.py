@@ -19,6 +19,9 @@ import numpy as np
 
 BACKENDS = ("highs", "cpsat")
 DEFAULT_BACKEND = "highs"
+HIGHS_OPTIONS: dict[str, object] = {}  # extra HiGHS options (experiments)
+HIGHS_PRESOLVE = False  # see _solve_highs
+HIGHS_HINT = True  # pass warm starts to HiGHS (only ever with presolve off)
 
 
 @dataclass
@@ -102,11 +105,14 @@ def _new_highs():  # noqa: ANN202
 
 
 def _solve_highs(
-    m: Model, time_limit: float | None, hint: np.ndarray | None, threads: int | None, presolve: bool = True
+    m: Model, time_limit: float | None, hint: np.ndarray | None, threads: int | None, presolve: bool | None = None
 ) -> Solution:
-    """HiGHS branch and cut. A warm start (`hint`) is passed only with presolve off: HiGHS
-    1.16 with presolve on and a user solution can stop at once and report that solution
-    as optimal (with objective 0) although better ones exist."""
+    """HiGHS branch and cut, presolve off by default (HIGHS_PRESOLVE). A warm start (`hint`)
+    is passed only with presolve off: HiGHS 1.16 with presolve on and a user solution can
+    stop at once and report that solution as optimal (with objective 0) although better
+    ones exist. (Without presolve the optimiser's programs also solve about 20% faster.)"""
+    if presolve is None:
+        presolve = HIGHS_PRESOLVE
     import highspy
 
     t0 = time.perf_counter()
@@ -116,6 +122,8 @@ def _solve_highs(
     h.setOptionValue("random_seed", 0)
     if threads:
         h.setOptionValue("threads", int(threads))
+    for k, v in HIGHS_OPTIONS.items():
+        h.setOptionValue(k, v)
     if time_limit is not None:
         h.setOptionValue("time_limit", max(float(time_limit), 0.01))
     n = m.num_vars
@@ -141,7 +149,7 @@ def _solve_highs(
     lp.a_matrix_.value_ = np.asarray(value, dtype=float)
     lp.integrality_ = [highspy.HighsVarType.kInteger] * n
     h.passModel(lp)
-    if hint is not None and not presolve:
+    if hint is not None and not presolve and HIGHS_HINT:
         h.setSolution(n, np.arange(n, dtype=np.int32), np.asarray(hint, dtype=float))
     if not presolve:
         h.setOptionValue("presolve", "off")

@@ -17,29 +17,36 @@ and the objective `Σ_t P_t n_t`. This is SPEC §4.5's criterion exactly: the co
 host demand j are distinct design orbits, each through one double coset, whose supplies sum
 to at least D_j. So a vector n is feasible for all blocks iff its design covers.
 
-Laziness. The program starts with one scenario per clustering (its largest), is solved, and
-its optimum is checked against every scenario (separation.py: the scenarios left after a
-design-specific reduction, which implies the others); violated ones are added and it is
-solved again. A program over a subset of the scenarios is a relaxation, so its optimum (or, when a
-time limit stops the solver, its proven bound) is a lower bound of the true optimum; when
-the optimum of a relaxation covers every scenario it is optimal for the full problem. The
-regular design (H copies of `(C1, min(d, dim V)·trivial)`, cost ≤ P_vanilla) covers every
-clustering (SPEC §3): it is the first incumbent, the warm start and the upper bound.
+Laziness. The program starts with one scenario per clustering (every orbit at its largest
+option), is solved, and its optimum is checked against every scenario (separation.py: the
+scenarios left after a design-specific reduction, which imply the others); violated ones
+are added and it is solved again. A program over a subset of the scenarios is a
+relaxation, so its optimum (or, when a time limit stops the solver, its proven bound) is a
+lower bound of the true optimum; when the optimum of a relaxation covers every scenario it
+is optimal for the full problem. The regular design (H copies of `(C1, min(d, dim V)·trivial)`,
+cost ≤ P_vanilla; capped as below) covers every clustering (SPEC §3): it is the first
+incumbent and upper bound, and the warm start (CP-SAT gets it, with its assignments, as a
+hint; HiGHS does not: see ilp.py). When the time limit stops a program whose answer does
+not cover, the answer is repaired (re-solved with its counts as lower bounds over the
+scenarios it misses) to improve the incumbent.
 
 Orbit types. For each K' and irrep τ of K', `m_τ(W)` is capped at the largest of
 (i) `m_τ(P^a)` over every demand value and double coset (more never helps hosting) and
-(ii) `ceil(D_σ / m_σ(Ind τ^{a⁻¹}))` over every demand value, coset and irrep σ the unit
-supply reaches (a larger multiplicity already saturates every σ that τ feeds). Replacing
-W by `min(W, cap)` keeps every hosting relation and every supply capped at its demand, so
-it keeps coverage and lowers the cost: capped types suffice. Types that host nothing, and
-types dearer than the incumbent, are dropped. The number of copies of a type is bounded by
-`incumbent / P_t` and by the largest number of copies any scenario can use (a minimal cover
-of a demand D uses at most `Σ_σ D_σ` copies, so at most the sum of those over the demands
-of a scenario the type can host).
+(ii) `ceil(D_σ / m_σ(Ind τ^{a⁻¹}))` over every demand value (the zero pool counted with
+its largest value, D = V), coset and irrep σ the unit supply reaches (a larger multiplicity
+already saturates every σ that τ feeds). Replacing W by `min(W, cap)` keeps every hosting
+relation and every supply capped at its demand, so it keeps coverage and lowers the cost:
+capped types suffice. Types that host nothing, and types dearer than the incumbent, are
+dropped. The copies of a type are bounded by `incumbent / P_t` and by the most copies one
+scenario can use: a minimal cover of a demand D uses at most `Σ_σ D_σ` copies, so per
+clustering at most the sum over its orbits of that count for the largest option the type
+can host, plus the largest zero pool.
 
 Ties. Among optimal designs the optimiser prefers fewer heads, then a smaller largest head
-dimension: a second program fixes the cost to the optimum and minimises
-`heads · (d_max + 1) + largest head dimension` (exact integers), again lazily.
+dimension. The objective is `P_t/4 · w + heads_t` per copy with `w` larger than any head
+count the program allows (exact integers, so cost first, then heads); then the types of the
+largest head dimension used are removed and the program is solved again with the objective
+capped at the optimum, until that is infeasible (proven) or the time runs out.
 
 Constrained vanilla. Can the vanilla layer just be constrained: is there a covering design
 with exactly H heads, all of dimension d? Here W need not be `≤ V|K'` (the vanilla heads
@@ -82,9 +89,12 @@ SEPARATION_COLLECT = 400  # stop scanning for violated scenarios after this many
 NUMERIC_MAX_SCENARIOS = 300  # numeric re-check (weight construction) up to this many witnesses
 NUMERIC_MAX_DIM_V = 12  # ... and this dim V
 REPAIR_ROUNDS = 8  # programs per repair of a non-covering answer
-REPAIR_AFTER_S = 1.0  # repair answers of programs that took longer than this
+REPAIR_AFTER_S = math.inf  # also repair answers of programs that took longer than this (measured: no gain)
 REPAIR_SHARE = 0.25  # of the remaining time a repair may take
-REPAIR_GRACE_S = 5.0  # past the deadline, for repairing the answer the time limit stopped
+REPAIR_GRACE_S = 5.0  # past the deadline (at most 20% of the limit), to repair the answer the limit stopped
+NEIGHBOURS = False  # vary violated scenarios one orbit at a time (measured: slower, bigger programs)
+CUTOFF = False  # programs must beat the incumbent (objective <= incumbent - 1); measured: slower
+TIES_SHARE = 0.5  # of the optimum's remaining time for the head-dimension tie-break
 MAIN_SHARE = 0.75  # of the time limit for the optimum; the rest (and what is left) for the constrained question
 
 Progress = Callable[[dict], None]
@@ -428,7 +438,7 @@ class _Context:
         t = time.perf_counter()
         chk = table.checker(counts)
         try:
-            return chk.violated(limit)
+            return chk.violated(limit, neighbours=NEIGHBOURS)
         finally:
             self.separation_time += time.perf_counter() - t
 
@@ -519,7 +529,10 @@ def _lazy(
         if remaining <= 0.05:
             break
         rounds += 1
-        prog = _build(table, U, active, objective, heads_eq, cutoff)
+        cut = cutoff
+        if CUTOFF and best_obj is not None:
+            cut = best_obj - 1 if cut is None else min(cut, best_obj - 1)
+        prog = _build(table, U, active, objective, heads_eq, cut)
         hint = _hint(prog, table, active, best) if best is not None else None
         ctx.report(stage=stage, round=rounds, scenarios=len(active), bound=params(bound), incumbent=params(best_obj))
         remaining = deadline - time.perf_counter()
@@ -527,6 +540,9 @@ def _lazy(
         ctx.solver_time += sol.time_s
         ctx.solves += 1
         if sol.status == "infeasible":
+            if best is not None and (cutoff is None or best_obj <= cutoff):
+                # nothing beats the incumbent on these scenarios: it is optimal
+                return _Stage("optimal", best, best_obj, float(best_obj), rounds)
             return _Stage("infeasible", None, None, math.inf, rounds)
         if math.isfinite(sol.bound):
             bound = max(bound, math.ceil(sol.bound - 1e-6))
@@ -549,7 +565,7 @@ def _lazy(
         if repair and (sol.status != "optimal" or sol.time_s > REPAIR_AFTER_S):
             # a hard program: turn its answer into a covering design for a better incumbent
             now = time.perf_counter()
-            fixed = _repair(ctx, table, U, counts, active, objective, min(deadline, now + REPAIR_SHARE * max(0.0, deadline - now)) if sol.status == "optimal" else deadline + REPAIR_GRACE_S)
+            fixed = _repair(ctx, table, U, counts, active, objective, min(deadline, now + REPAIR_SHARE * max(0.0, deadline - now)) if sol.status == "optimal" else deadline + min(REPAIR_GRACE_S, 0.2 * ctx.time_limit))
             if fixed is not None and (best_obj is None or value(fixed) < best_obj):
                 best, best_obj = fixed, value(fixed)
                 if bound >= best_obj:
@@ -601,6 +617,7 @@ class OptimizeResult:
     numeric_rel_error: float | None
     types: int
     ties_proven: bool
+    notes: list[str] = field(default_factory=list)
 
     @property
     def gap(self) -> float:
@@ -641,6 +658,7 @@ class OptimizeResult:
             "constrained_vanilla_design": None if c is None else c.to_json(),
             "solver": self.solver,
             "ties_proven": self.ties_proven,
+            "notes": list(self.notes),
             "scenarios": {"total": self.scenarios_total, "checked": self.scenarios_checked, "in_program": self.scenarios_used},
             "rounds": self.rounds,
             "types": self.types,
@@ -759,6 +777,7 @@ def optimize(
         raise InputError("solver", f"one of {', '.join(ilp.BACKENDS)}")
     ctx = _Context(problem, backend, progress, threads)
     ctx.unchecked = False
+    ctx.time_limit = tl
     t_end = ctx.t0 + tl
     main_deadline = ctx.t0 + (MAIN_SHARE * tl if constrained else tl)
     space = ctx.space
@@ -793,6 +812,8 @@ def optimize(
     ties_proven = st1.status == "optimal"
     if ties_proven and counts:
         # then the smallest largest head dimension at the same cost and head count
+        now = time.perf_counter()
+        ties_deadline = now + TIES_SHARE * max(0.0, main_deadline - now)
         while True:
             dmax = max(table.types[t].dim for t in counts)
             keep = [i for i, t in enumerate(table.types) if t.dim < dmax and lex.coef(t) <= best_obj]
@@ -800,7 +821,7 @@ def optimize(
                 break
             sub = table.subset(keep)
             U2 = _copy_bounds(sub, cost_units)
-            st2 = _lazy(ctx, sub, U2, active, lex, main_deadline, None, "ties", cutoff=best_obj)
+            st2 = _lazy(ctx, sub, U2, active, lex, ties_deadline, None, "ties", cutoff=best_obj)
             rounds += st2.rounds
             if st2.status == "optimal" and st2.counts is not None and st2.objective == best_obj:
                 counts = {keep[t]: c for t, c in st2.counts.items()}
@@ -836,6 +857,15 @@ def optimize(
             _numeric(problem, cres.design, cv, "constrained-vanilla")
     if design.params != 4 * cost_units:
         raise RuntimeError("internal error: design cost differs from the program's objective")
+    notes = []
+    if ctx.unchecked:
+        notes.append("a candidate design left too many scenarios to check; the search kept the best design it could check")
+    if status == "optimal" and not ties_proven:
+        notes.append("the tie-break (fewer heads, then a smaller largest head dimension) did not finish within the time limit")
+    if cres is not None and cres.possible is None:
+        notes.append("the constrained-vanilla question was not decided within the time limit")
+    elif cres is not None and cres.possible and cres.status != "optimal":
+        notes.append("the constrained-vanilla design found is not proven the cheapest")
     return OptimizeResult(
         problem=problem,
         design=design,
@@ -854,6 +884,7 @@ def optimize(
         numeric_rel_error=err,
         types=len(table),
         ties_proven=ties_proven,
+        notes=notes,
     )
 
 

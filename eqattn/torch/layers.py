@@ -12,20 +12,33 @@ Conventions (both layers)
   its rules: a bool mask marks the pairs that TAKE PART (True = attend; the opposite of
   ``nn.MultiheadAttention``), a float mask is added to the scores; it must broadcast to
   ``(batch, heads, tokens, tokens)`` — e.g. ``(tokens, tokens)`` or ``(batch, 1, tokens, tokens)``.
-  A row with every key masked out gives NaN, as in SDPA. Masks act on token pairs, so any
-  mask keeps the layer equivariant. ``is_causal=True`` is the SDPA causal mask.
+  A query whose keys are all masked out gets what SDPA gives (zeros with torch 2.13 on CPU;
+  other backends/versions may give NaN). Masks act on token pairs, not on V, so any mask
+  keeps the layer equivariant. ``is_causal=True`` is the SDPA causal mask.
 * All heads (of every orbit) go through ONE batched SDPA call; heads narrower than the widest
   are zero-padded (zero rows in ``W_Q, W_K, W_V`` and zero columns in ``W_O`` change neither
   the scores nor the outputs).
-* dtypes float32 / float64 / bfloat16 / float16 and any device torch supports. The bases of the
-  equivariant layer are kept as float64 master buffers (persistent, in the ``state_dict``) and
-  float working copies in the module dtype; ``layer.double()`` after building in float32
-  therefore gives float64-exact bases, not float32 ones upcast.
+* dtypes float32 / float64 / bfloat16 (tested; float16 runs where SDPA supports it), CPU
+  and CUDA. The bases of the equivariant layer are kept as float64 master buffers
+  (persistent, in the ``state_dict``) plus working copies in the module dtype;
+  ``layer.double()`` after building in float32 therefore gives float64-exact bases, not
+  float32 ones upcast, and a ``state_dict`` round trip never loses basis precision.
+
+Cost
+----
+Each forward expands the coordinates into per-head weights (``theta @ basis``, then one
+product with the coset matrices per orbit), then runs one input projection, one SDPA call
+and one output projection, like ``nn.MultiheadAttention``. Consecutive identical orbits are
+expanded by one matmul. The realisation's basis of Hom_K(V, W) is replaced by a canonical
+orthonormal basis of the same space (:func:`canonical_basis`; ``canonical_basis=False``
+keeps the given one): for representations in block or permutation form it is very sparse and
+is then applied with ``index_add`` instead of a dense ``(p, dim W * n)`` matmul. With
+``torch.compile`` nothing changes in the math.
 
 ``torch.compile``
 -----------------
-Works (tested on CPU with the inductor backend, ``fullgraph=True``); the weight expansion is
-traced into the graph.
+Works (tested on CPU with the inductor backend, ``fullgraph=True``, forward and backward;
+the first compile takes ~20 s on 2 CPU cores). The weight expansion is traced into the graph.
 """
 
 from __future__ import annotations
@@ -47,7 +60,7 @@ HOM_RESIDUAL_TOL = 1e-8
 #: a basis with at most this fraction of nonzero entries is expanded sparsely (index_add)
 SPARSE_MAX_DENSITY = 0.1
 #: skip the canonical-basis search when it would cost more than this many flops (p^2 * size)
-CANONICAL_MAX_FLOPS = 2e10
+CANONICAL_MAX_FLOPS = 1e10
 
 
 def canonical_basis(basis: np.ndarray) -> np.ndarray:
@@ -73,11 +86,12 @@ def canonical_basis(basis: np.ndarray) -> np.ndarray:
 
     flat = basis.reshape(p, size)
     try:
-        _, _, piv = scipy.linalg.qr(flat, mode="economic", pivoting=True)
-        C = flat[:, piv[:p]]
-        R = np.linalg.solve(C, flat)
+        # p independent columns (partial-pivoting LU of flat^T: flat^T = L[perm] @ U)
+        perm, _, _ = scipy.linalg.lu(flat.T, p_indices=True)
+        piv = np.nonzero(perm < p)[0]
+        R = np.linalg.solve(flat[:, piv], flat)  # reduced row-echelon form (up to row order)
         R[np.abs(R) < 1e-12 * np.abs(R).max()] = 0.0
-        R[:, piv[:p]] = np.eye(p)
+        R[:, piv] = np.eye(p)
         gram = R @ R.T
         d = np.sqrt(np.diag(gram))
         off = gram / np.outer(d, d) - np.eye(p)
@@ -90,8 +104,8 @@ def canonical_basis(basis: np.ndarray) -> np.ndarray:
         # same space and orthonormal, else keep the given basis
         if np.abs(Q @ Q.T - np.eye(p)).max() > 1e-10:
             return basis
-        ortho, *_ = np.linalg.lstsq(flat.T, Q.T, rcond=None)
-        if np.abs(flat.T @ ortho - Q.T).max() > 1e-10:
+        ortho = flat if np.abs(flat @ flat.T - np.eye(p)).max() < 1e-12 else np.linalg.qr(flat.T)[0].T
+        if np.abs(Q - (Q @ ortho.T) @ ortho).max() > 1e-10:
             return basis
     except (np.linalg.LinAlgError, ValueError):
         return basis
@@ -135,6 +149,13 @@ def _check_factory(dtype: torch.dtype | None) -> torch.dtype:
     return dtype
 
 
+def _cached_canonical(basis: np.ndarray, cache: dict) -> np.ndarray:
+    key = (basis.shape, basis.tobytes())
+    if key not in cache:
+        cache[key] = canonical_basis(basis)
+    return cache[key]
+
+
 class _ExactBuffers(nn.Module):
     """Fixed bases kept as float64 masters plus working copies in the module dtype.
 
@@ -150,7 +171,11 @@ class _ExactBuffers(nn.Module):
         self.register_load_state_dict_post_hook(_refresh_after_load)
 
     def register_exact(self, name: str, array: np.ndarray, dtype: torch.dtype, device: Any) -> None:
-        master = torch.as_tensor(np.ascontiguousarray(array, dtype=np.float64), device=device)
+        master = torch.as_tensor(np.ascontiguousarray(array, dtype=np.float64))
+        try:
+            master = master.to(device)
+        except (RuntimeError, TypeError):  # a device without float64 keeps the master on the CPU
+            pass
         self.register_buffer(name, master)
         self.register_buffer(name + "_w", master.to(dtype), persistent=False)
         self._exact_names.append(name)
@@ -161,15 +186,24 @@ class _ExactBuffers(nn.Module):
             self._buffers[name + "_w"] = self._buffers[name].to(dtype=work.dtype, device=work.device)
 
     def _apply(self, fn, recurse=True):  # type: ignore[override]
-        masters = {name: self._buffers[name] for name in self._exact_names}
-        out = super()._apply(fn, recurse)
-        for name, old in masters.items():
-            new = self._buffers[name]
-            if new is not None and new.dtype != torch.float64:
-                try:
-                    self._buffers[name] = old.to(device=new.device)
-                except (RuntimeError, TypeError):  # device without float64 (e.g. mps)
-                    pass
+        # `fn` (a cast and/or a move) is applied to everything but the float64 masters, which
+        # only follow their working copy's device (and stay put on a device without float64).
+        order = list(self._buffers)
+        masters = {name: self._buffers.pop(name) for name in self._exact_names}
+        try:
+            out = super()._apply(fn, recurse)
+        finally:
+            for name, master in masters.items():
+                work = self._buffers.get(name + "_w")
+                if work is not None and master.device != work.device:
+                    try:
+                        master = master.to(device=work.device)
+                    except (RuntimeError, TypeError):  # e.g. mps has no float64
+                        pass
+                self._buffers[name] = master
+            items = [(k, self._buffers[k]) for k in order]
+            self._buffers.clear()
+            self._buffers.update(items)
         self._refresh_working()
         return out
 
@@ -181,7 +215,9 @@ def _refresh_after_load(module: nn.Module, incompatible_keys: Any) -> None:
 class _Orbit(_ExactBuffers):
     """One design orbit ``(K, W)``: parameters ``theta_q, theta_k, theta_v, theta_o`` (length p)."""
 
-    def __init__(self, orbit: Any, dim_v: int, dtype: torch.dtype, device: Any, canonical: bool = True) -> None:
+    def __init__(
+        self, orbit: Any, dim_v: int, dtype: torch.dtype, device: Any, canonical: bool = True, cache: dict | None = None
+    ) -> None:
         super().__init__()
         w = int(orbit.head_dim)
         cosets = np.asarray(orbit.cosets, dtype=np.float64)
@@ -202,8 +238,10 @@ class _Orbit(_ExactBuffers):
         self.p = hom_in.shape[0]
         self.dim_v = dim_v
         if canonical:
-            hom_in = canonical_basis(hom_in)
-            hom_out = canonical_basis(hom_out)
+            cache = {} if cache is None else cache
+            transposed = np.array_equal(hom_out, hom_in.transpose(0, 2, 1))
+            hom_in = _cached_canonical(hom_in, cache)
+            hom_out = hom_in.transpose(0, 2, 1).copy() if transposed else _cached_canonical(hom_out, cache)
         self.register_exact("cosets", cosets, dtype, device)
         self.register_exact("hom_in", hom_in, dtype, device)
         self.register_exact("hom_out", hom_out, dtype, device)
@@ -289,7 +327,19 @@ class EquivariantAttention(_ExactBuffers):
 
     Parameters: per orbit ``i`` the coordinates ``orbits.i.theta_q/k/v/o`` (length ``p_i``) of
     ``Wq, Wk, Wv = sum_t theta_t hom_in[t]`` and ``Wo = sum_t theta_t hom_out[t]``; nothing
-    else, so ``sum(p.numel() for p in layer.parameters()) == 4 * sum_i p_i``.
+    else, so ``sum(p.numel() for p in layer.parameters()) == 4 * sum_i p_i`` (``num_parameters``).
+    Buffers (float64, in the ``state_dict``): ``group_matrices`` and per orbit ``cosets``,
+    ``hom_in``, ``hom_out``. The head at coset ``a`` uses ``W_Q = Wq rho(a)^T`` (same for K, V)
+    and ``W_O = rho(a) Wo``; ``forward(x, attn_mask=None, is_causal=False)``.
+
+    Keyword arguments: ``dtype``, ``device`` (as for torch modules), ``generator`` (for the
+    random initialisation, see :meth:`reset_parameters`), ``canonical_basis`` (default True:
+    replace each Hom basis by the canonical orthonormal basis of the same space, see
+    :func:`canonical_basis`; the function class and parameter count are unchanged, only the
+    meaning of the individual coordinates).
+
+    Other entry points: :meth:`from_design`, :meth:`from_json`, :meth:`from_vanilla`, :meth:`load_design_weights`,
+    :meth:`design_weights`, :meth:`head_weights`, :meth:`to_vanilla`, :meth:`group_action`.
     """
 
     def __init__(
@@ -313,7 +363,8 @@ class EquivariantAttention(_ExactBuffers):
         self.dim_v = n
         self.group_order = G.shape[0]
         self.register_exact("group_matrices", G, dtype, device)
-        self.orbits = nn.ModuleList(_Orbit(o, n, dtype, device, canonical_basis) for o in realized.orbits)
+        cache: dict = {}  # identical bases (repeated orbits) are canonicalised once
+        self.orbits = nn.ModuleList(_Orbit(o, n, dtype, device, canonical_basis, cache) for o in realized.orbits)
         self.heads = sum(o.index for o in self.orbits)
         self.head_dim = max((o.head_dim for o in self.orbits), default=0)
         self._find_runs()
@@ -374,6 +425,37 @@ class EquivariantAttention(_ExactBuffers):
             raise ValueError(
                 f"the realised layer has {layer.num_parameters} parameters but the JSON says {expected}"
             )
+        return layer
+
+    @classmethod
+    def from_vanilla(cls, problem: Any, design: Any, vanilla: Any, **kwargs: Any) -> "EquivariantAttention":
+        """The design's layer computing the same function as a G-equivariant vanilla layer.
+
+        ``vanilla`` is a :class:`VanillaAttention` or arrays ``(Wq, Wk, Wv, Wo)`` with shapes
+        ``(H, d, n), (H, d, n), (H, d, n), (H, n, d)``. The per-orbit weights come from the core
+        (SPEC §4.5: cluster the heads, read off the scenario, build the weights from the
+        coverage witness): ``eqattn.numeric.design_weights_from_vanilla`` when present, else
+        ``eqattn.numeric.convert.convert_vanilla``. Raises the core's ``InputError`` when the
+        weights are not G-equivariant or the design does not cover them.
+        """
+        import eqattn.numeric as numeric
+
+        if isinstance(vanilla, VanillaAttention):
+            vanilla = (vanilla.Wq, vanilla.Wk, vanilla.Wv, vanilla.Wo)
+        arrs = [
+            (a.detach().double().cpu().numpy() if isinstance(a, torch.Tensor) else np.asarray(a, dtype=np.float64))
+            for a in vanilla
+        ]
+        convert = getattr(numeric, "design_weights_from_vanilla", None)
+        if convert is not None:
+            weights = convert(problem, design, *arrs)
+        else:
+            from eqattn.numeric.convert import convert_vanilla
+
+            weights = convert_vanilla(problem, design, *arrs).weights
+        weights = getattr(weights, "weights", weights)
+        layer = cls.from_design(problem, design, **kwargs)
+        layer.load_design_weights(weights)
         return layer
 
     # ----- parameters ----------------------------------------------------------------------
@@ -442,7 +524,7 @@ class EquivariantAttention(_ExactBuffers):
         """``rho(g)`` as a ``(dim V, dim V)`` tensor (module dtype and device), ``g in range(|G|)``."""
         if not 0 <= int(g) < self.group_order:
             raise IndexError(f"group element {g} out of range(0, {self.group_order})")
-        return self.group_matrices_w[int(g)]
+        return self.group_matrices_w[int(g)].clone()
 
     # ----- forward -------------------------------------------------------------------------
     def head_weights(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:

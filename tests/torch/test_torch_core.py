@@ -159,3 +159,60 @@ def test_d3_regular_optimal_design():
     assert rep["design_params"] <= problem.vanilla_params
     X = torch.randn(2, 6, 6, dtype=F64, generator=torch.Generator().manual_seed(8))
     assert_equivariant(layer, X)
+
+
+@pytest.mark.parametrize("command", [
+    ["check", "-G", "C4", "-V", "E1", "-H", "2", "-d", "1", "-o", "C2:B", "--json"],
+    ["optimize", "-G", "C4", "-V", "E1", "-H", "2", "-d", "1", "--json"],
+], ids=["check", "optimize"])
+def test_from_json_cli_output(command, tmp_path):
+    """What `eqattn check --json` / `eqattn optimize --json` print loads as it is."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "eqattn.cli", *command], capture_output=True, text=True, timeout=300)
+    if out.returncode != 0 and "invalid choice" in out.stderr:
+        pytest.skip(f"CLI has no {command[0]!r} command yet")
+    assert out.returncode == 0, out.stderr
+    layer = EquivariantAttention.from_json(out.stdout, dtype=F64)
+    assert layer.num_parameters == 8 == json.loads(out.stdout)["design_params"]
+    path = tmp_path / "d.json"
+    path.write_text(out.stdout)
+    assert EquivariantAttention.from_json(path).num_parameters == 8
+
+
+@pytest.mark.parametrize("make", [example2, d3_regular], ids=["C4-E1", "D3-regular"])
+def test_from_vanilla(make):
+    """An equivariant vanilla layer converted into the design's layer computes the same function."""
+    if not (hasattr(numeric, "design_weights_from_vanilla") or _has_convert()):
+        pytest.skip("the core has no vanilla -> design conversion")
+    from eqattn.attention import clusterings
+    from eqattn.attention.coverage import scenarios
+
+    problem, design = make()
+    rng = np.random.default_rng(11)
+    X = torch.as_tensor(rng.normal(size=(2, 5, problem.dim_v)))
+    done = 0
+    for c in clusterings(problem):
+        for opts in list(scenarios(problem, c))[:3]:
+            s = sample_vanilla(problem, c, opts, rng)
+            teacher = VanillaAttention.from_numpy(s.Wq, s.Wk, s.Wv, s.Wo)
+            for source in (teacher, (s.Wq, s.Wk, s.Wv, s.Wo)):
+                layer = EquivariantAttention.from_vanilla(problem, design, source, dtype=F64)
+                want = teacher(X).detach()
+                err = float((layer(X).detach() - want).abs().max())
+                assert err < 1e-9 * max(float(want.abs().max()), 1.0)
+            done += 1
+    assert done >= 3
+    bad = VanillaAttention(2, 1, problem.dim_v, dtype=F64, generator=torch.Generator().manual_seed(0))
+    if problem.group.name == "C4":
+        with pytest.raises(ValueError):  # InputError: not G-equivariant
+            EquivariantAttention.from_vanilla(problem, design, bad)
+
+
+def _has_convert() -> bool:
+    try:
+        from eqattn.numeric.convert import convert_vanilla  # noqa: F401
+    except ImportError:
+        return False
+    return True

@@ -692,6 +692,7 @@ function onCardStepper(i, card, s) {
 // POST /api/optimize answers {"status", "design_params", "lower_bound", "orbits": [{"subgroup", "rep", ...}]}.
 async function runOptimize() {
   const c = abortable("optimize");
+  $("optimize-status").hidden = true;
   const stop = startProgress("coverage-progress", "Searching the optimal design", c);
   try {
     const r = await api.optimize(problemBody(), c.signal);
@@ -699,8 +700,14 @@ async function runOptimize() {
     setErrors("optimize", null);
     renderCards();
     designChanged();
-    $("coverage-summary").textContent = `${r.status}: ${fmt(r.design_params)} parameters` +
-      (r.lower_bound !== undefined && r.lower_bound !== null ? ` (lower bound ${fmt(r.lower_bound)})` : "");
+    const proven = r.status === "optimal";
+    const status = proven
+      ? `Proven optimal: ${fmt(r.design_params)} parameters (solver bound ${fmt(r.lower_bound)})`
+      : `Best found: ${fmt(r.design_params)} parameters, lower bound ${fmt(r.lower_bound)} (gap ${fmt(r.gap)})`;
+    stop();
+    await runCoverage();
+    $("optimize-status").textContent = status;
+    $("optimize-status").hidden = false;
   } catch (e) {
     if (e.name !== "AbortError") setErrors("optimize", e);
   } finally {
