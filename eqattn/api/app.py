@@ -91,9 +91,8 @@ def create_app(backend: Any = None) -> FastAPI:
     # ------------------------------------------------------------------ API
     @app.get("/api/features", response_model=Features)
     def features() -> dict:
-        """Optional features the page may show (the optimiser lands later)."""
-        paths = {getattr(r, "path", None) for r in app.routes}
-        return {"optimize": "/api/optimize" in paths}
+        """Optional features the page may show."""
+        return {"optimize": bool(getattr(app.state, "optimize", False))}
 
     @app.get("/api/catalog", response_model=list[CatalogEntry])
     def catalog() -> list[dict]:
@@ -128,6 +127,7 @@ def create_app(backend: Any = None) -> FastAPI:
     from .optimize_routes import router as optimize_router
 
     app.include_router(optimize_router)
+    app.state.optimize = True
 
     # ------------------------------------------------------------------ the page
     @app.get("/", include_in_schema=False)

@@ -50,15 +50,22 @@ class Model:
         return int(round(float(np.dot(self.cost, x))))
 
     def satisfied(self, x: np.ndarray) -> bool:
-        """Whether x (integer) satisfies every bound and row (used to validate warm starts)."""
+        """Whether x (integer) satisfies every bound and row (warm starts, solver answers)."""
         x = np.asarray(x)
+        if x.shape != (self.num_vars,):
+            return False
         if (x < np.array(self.lb)).any() or (x > np.array(self.ub)).any():
             return False
-        for idx, coef, lo, hi in self.rows:
-            v = float(np.dot(coef, x[idx])) if idx else 0.0
-            if v < lo - 1e-9 or v > hi + 1e-9:
-                return False
-        return True
+        if not self.rows:
+            return True
+        sizes = np.array([len(r[0]) for r in self.rows])
+        idx = np.fromiter((i for r in self.rows for i in r[0]), dtype=np.int64, count=int(sizes.sum()))
+        coef = np.fromiter((c for r in self.rows for c in r[1]), dtype=np.float64, count=int(sizes.sum()))
+        row_of = np.repeat(np.arange(len(self.rows)), sizes)
+        act = np.bincount(row_of, weights=coef * x[idx], minlength=len(self.rows))
+        lo = np.array([r[2] for r in self.rows], dtype=float)
+        hi = np.array([r[3] for r in self.rows], dtype=float)
+        return bool((act >= lo - 1e-9).all() and (act <= hi + 1e-9).all())
 
 
 @dataclass(frozen=True)

@@ -50,13 +50,19 @@ capped at the optimum, until that is infeasible (proven) or the time runs out.
 
 Constrained vanilla. Can the vanilla layer just be constrained: is there a covering design
 with exactly H heads, all of dimension d? Here W need not be `≤ V|K'` (the vanilla heads
-have dimension d), but the answer is the same as over types `pad(W')`, `W' ≤ V|K'`,
-`dim W' ≤ d`, padded to dimension d by the cheapest irreps: for any W, `W' = min(W, V|K')`
-hosts exactly what W hosts (every image `P^a` lies in `V|K'`) and supplies the same once
-capped at the demand (`F_K̄(Ind W) = F_K̄(Ind W')`, SPEC §4.1-4.2: the part of W outside
-`V|K'` adds nothing to `min(S, V|K̄)`); and hosting and supply only grow with W, so
-`pad(W') ≥ W'` covers whatever W covers, at no higher cost. The program adds
-`Σ_t [G:K'_t] n_t = H` and minimises the cost; an infeasible relaxation proves "no".
+have dimension d), but the answer is the same as over the types `pad(W')`, `W' ≤ V|K'`,
+`dim W' ≤ d`, padded to dimension d by the cheapest irreps (those absent from V|K' cost
+nothing). For any W let `W' = min(W, V|K')`:
+* W' hosts what W hosts: every image `P^a` lies in `V|K'` (P ≤ V|K̄, and ρ(a) carries
+  `(V|K̄)^a` to V), so `P^a ≤ W` iff `P^a ≤ W'`;
+* W' supplies what W supplies, capped at V (the demands are ≤ V|K̄, and a sum of supplies
+  meets a demand iff the sum of the supplies capped at V does): if τ is in excess in W,
+  `m_τ(W') = m_τ(V|L)`, and σ occurs in `Ind_L^{K̄} τ`, then by Frobenius reciprocity τ occurs
+  in `σ|L`, so `m_σ(Ind W') ≥ m_τ(V|L) m_σ(Ind τ) ≥ m_σ(V|K̄) m_τ(σ|L) m_σ(Ind τ) ≥ m_σ(V|K̄)`:
+  every σ the excess feeds is already saturated (L = aK'a⁻¹, W conjugated by a, as in §4.4).
+So W covers exactly what W' covers, and `pad(W') ≥ W'` (hosting and supply only grow with W) covers
+at least as much, with no more parameters than W. The program adds `Σ_t [G:K'_t] n_t = H`
+and minimises the parameters; an infeasible relaxation proves "no".
 
 Every returned design is re-checked with `coverage.check_coverage` and, for small problems,
 by the numerical weight construction (`eqattn.numeric.verify_design`).
@@ -136,6 +142,7 @@ class TypeTable:
             self._by_sub[t.sub].append(i)
         self._Wm = {sub: np.array([self.arrays[t][1] for t in ids]) for sub, ids in self._by_sub.items()}
         self._hostable: np.ndarray | None = None
+        self._columns: dict[int, list] = {}
 
     def __len__(self) -> int:
         return len(self.types)
@@ -177,6 +184,22 @@ class TypeTable:
                 for ai in np.nonzero(row)[0]:
                     out.append((cos[ai], np.minimum(W @ unit[ai], D)))
             self._hosts[key] = out
+        return out
+
+    def columns(self, value: int) -> list[tuple[int, int, int, tuple[int, ...], tuple[int, ...]]]:
+        """The program's columns for one demand: (type, a, most copies useful, irreps σ the
+        supply reaches, capped supply on them), for every type and coset hosting it."""
+        out = self._columns.get(value)
+        if out is None:
+            D = self.space.values[value].D.mults
+            out = []
+            for t in range(len(self.types)):
+                for a, s in self.hosts(t, value):
+                    sig = tuple(i for i, x in enumerate(s) if x > 0)
+                    coef = tuple(int(s[i]) for i in sig)
+                    need = max(-(-D[i] // x) for i, x in zip(sig, coef))
+                    out.append((t, a, need, sig, coef))
+            self._columns[value] = out
         return out
 
     def subset(self, keep: list[int]) -> "TypeTable":
@@ -364,18 +387,16 @@ def _build(
         for j, v in enumerate(key):
             D = values[v].D.mults
             rows: dict[int, tuple[list[int], list[int]]] = {s: ([], []) for s, x in enumerate(D) if x > 0}
-            for t in range(len(types)):
-                if U[t] == 0 and not lo.get(t):
+            for t, a, need, sig, coef in table.columns(v):
+                ub = max(U[t], lo.get(t, 0))
+                if ub == 0:
                     continue
-                for a, s in table.hosts(t, v):
-                    need = max(-(-D[i] // int(x)) for i, x in enumerate(s) if x > 0)
-                    y = m.add_var(0, min(max(U[t], lo.get(t, 0)), need))
-                    prog.y[(si, j, t, a)] = y
-                    use[t].append(y)
-                    for i, x in enumerate(s):
-                        if x > 0:
-                            rows[i][0].append(y)
-                            rows[i][1].append(int(x))
+                y = m.add_var(0, min(ub, need))
+                prog.y[(si, j, t, a)] = y
+                use[t].append(y)
+                for i, x in zip(sig, coef):
+                    rows[i][0].append(y)
+                    rows[i][1].append(x)
             for i, (idx, coef) in rows.items():
                 m.add_row(idx, coef, lo=D[i])
         for t, ys in use.items():

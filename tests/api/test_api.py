@@ -32,15 +32,10 @@ def only_error(resp, field: str) -> str:
 
 
 # ------------------------------------------------------------------------------ features / page
-def test_features_hides_the_optimiser_until_its_endpoint_exists(client):
-    assert client.get("/api/features").json() == {"optimize": False}
-    app = create_app(object())
-
-    @app.post("/api/optimize")
-    def optimize() -> dict:
-        return {}
-
-    assert TestClient(app).get("/api/features").json() == {"optimize": True}
+def test_features_announce_the_optimiser(client):
+    assert client.get("/api/features").json() == {"optimize": True}
+    # the page shows the button only then
+    assert 'id="optimize"' in client.get("/").text
 
 
 def test_page_and_static_files_are_served(client):

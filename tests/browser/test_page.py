@@ -284,3 +284,17 @@ def test_many_clusterings_scroll_count_and_filter(page, shot):
         expect(boxes.nth(i)).to_contain_text("degenerate")
         expect(boxes.nth(i)).to_contain_text("G/C3")
     assert re.search(r"f=degenerate", page.url)
+
+
+# ------------------------------------------------------------------------------ optimiser
+@needs_core
+def test_find_optimal_design_loads_a_proven_optimum(page, shot):
+    open_page(page)  # SPEC §6 example 2: C4, V = E1, H = 2, d = 1
+    button = page.get_by_role("button", name="Find optimal design")
+    expect(button).to_be_visible()
+    button.click()
+    expect(page.locator("#optimize-status")).to_contain_text("Proven optimal: 8 parameters")
+    expect(page.locator("#design-params")).to_have_text("8")
+    expect(page.locator("#coverage-summary")).to_have_text("3 of 3 covered")
+    expect(page.locator("#cards .card")).to_have_count(1)
+    shot(page, "08-optimal-design")
