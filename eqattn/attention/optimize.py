@@ -87,7 +87,9 @@ from .design import Design, DesignOrbit
 from .problem import Problem
 from .separation import AssignmentCheck, HostTables, ScenarioSpace
 
-MAX_TYPES = 5000  # orbit types (K', W) in one program
+MAX_TYPES = 10000  # orbit types (K', W) in one program
+SETUP_SHARE = 0.5  # of the time limit for building the types' host tables (LimitError past it)
+SETUP_MIN_S = 10.0
 MAX_TIME_LIMIT = 3600.0
 DEFAULT_TIME_LIMIT = 60.0
 ROUND_ADD = 40  # violated scenarios added per round
@@ -143,6 +145,7 @@ class TypeTable:
         self._Wm = {sub: np.array([self.arrays[t][1] for t in ids]) for sub, ids in self._by_sub.items()}
         self._hostable: np.ndarray | None = None
         self._columns: dict[int, list] = {}
+        self.setup_deadline: float | None = None  # LimitError when hostable() runs past it
 
     def __len__(self) -> int:
         return len(self.types)
@@ -223,6 +226,12 @@ class TypeTable:
             return self._hostable
         out = np.zeros((nv, len(self.types)), dtype=bool)
         for v in range(nv):
+            if self.setup_deadline is not None and time.perf_counter() > self.setup_deadline:
+                raise LimitError(
+                    "heads",
+                    f"setting up the program ({len(self.types)} head representations x {nv} demand values) "
+                    "takes longer than the time limit allows (use fewer heads, a smaller head dimension or a smaller V)",
+                )
             for sub, ids in self._by_sub.items():
                 out[v, ids] = self.good(sub, v).any(axis=1)
         self._hostable = out
@@ -256,7 +265,7 @@ def _caps(problem: Problem, space: ScenarioSpace, tables: HostTables, sub: int) 
     return np.minimum(cap, VK)
 
 
-def design_types(problem: Problem, space: ScenarioSpace, tables: HostTables, max_cost: int) -> TypeTable:
+def design_types(problem: Problem, space: ScenarioSpace, tables: HostTables, max_cost: int, setup_deadline: float | None = None) -> TypeTable:
     """Capped types (K', W), 0 < W ≤ V|K', with cost ≤ max_cost that host some demand."""
     types: list[OrbitType] = []
     for K in problem.group.subgroup_classes:
@@ -276,7 +285,10 @@ def design_types(problem: Problem, space: ScenarioSpace, tables: HostTables, max
             if cost > max_cost or cost == 0:
                 continue
             types.append(OrbitType(K.id, tuple(int(x) for x in W), cost, K.index, int(np.dot(irr.dims, W))))
+    if len(types) > 3 * MAX_TYPES:
+        raise LimitError("rep", f"this problem has {len(types)} head representations (K', W) to consider; at most {MAX_TYPES} useful ones are optimised over")
     table = TypeTable(problem, space, tables, types)
+    table.setup_deadline = setup_deadline
     useful = table.hostable().any(axis=0) if space.values else np.zeros(len(types), dtype=bool)
     keep = [i for i, u in enumerate(useful) if u]
     if len(keep) > MAX_TYPES:
@@ -544,6 +556,7 @@ def _lazy(
     best_obj = value(warm) if warm is not None else None
     bound = -math.inf
     rounds = 0
+    candidate: dict[int, int] | None = None
     active_set = set(active)
     while True:
         remaining = deadline - time.perf_counter()
@@ -583,10 +596,12 @@ def _lazy(
                 ctx.report(stage=stage, round=rounds, scenarios=len(active), bound=params(bound), incumbent=params(best_obj), done=True)
                 return _Stage("optimal", best, best_obj, float(best_obj), rounds)
             break
-        if repair and (sol.status != "optimal" or sol.time_s > REPAIR_AFTER_S):
+        if sol.status == "optimal":
+            candidate = counts  # the relaxation's optimum: the repair's starting point
+        if repair and sol.status == "optimal" and sol.time_s > REPAIR_AFTER_S:
             # a hard program: turn its answer into a covering design for a better incumbent
             now = time.perf_counter()
-            fixed = _repair(ctx, table, U, counts, active, objective, min(deadline, now + REPAIR_SHARE * max(0.0, deadline - now)) if sol.status == "optimal" else deadline + min(REPAIR_GRACE_S, 0.2 * ctx.time_limit))
+            fixed = _repair(ctx, table, U, counts, active, objective, min(deadline, now + REPAIR_SHARE * max(0.0, deadline - now)))
             if fixed is not None and (best_obj is None or value(fixed) < best_obj):
                 best, best_obj = fixed, value(fixed)
                 if bound >= best_obj:
@@ -597,6 +612,14 @@ def _lazy(
             if key not in active_set:
                 active_set.add(key)
                 active.append(key)
+    if repair and candidate is not None and (best_obj is None or value(candidate) < best_obj) and bound < (best_obj or math.inf):
+        # the time limit stopped the search: repair the last relaxation's optimum into a
+        # covering design (a few small programs, at most REPAIR_GRACE_S past the deadline)
+        ctx.report(stage="repair", round=rounds, scenarios=len(active), bound=params(bound), incumbent=params(best_obj))
+        grace = min(REPAIR_GRACE_S, 0.2 * ctx.time_limit)
+        fixed = _repair(ctx, table, U, candidate, active, objective, max(deadline, time.perf_counter()) + grace)
+        if fixed is not None and (best_obj is None or value(fixed) < best_obj):
+            best, best_obj = fixed, value(fixed)
     if best is None:
         return _Stage("unknown", None, None, bound, rounds)
     if best_obj is not None and bound >= best_obj:
@@ -808,7 +831,7 @@ def optimize(
     triv = problem.group.subgroup_classes[0]
     reg_W = min(problem.head_dim, problem.dim_v)
     reg_cost = 4 * problem.heads * reg_W * problem.dim_v
-    table = design_types(problem, space, ctx.tables, reg_cost)
+    table = design_types(problem, space, ctx.tables, reg_cost, ctx.t0 + max(SETUP_MIN_S, SETUP_SHARE * tl))
     warm: dict[int, int] = {}
     if space.values:
         cap = _caps(problem, space, ctx.tables, triv.id)
