@@ -279,12 +279,8 @@ def test_api_route():
     from fastapi.testclient import TestClient
 
     from eqattn.api.app import create_app
-    from eqattn.api.optimize_routes import router
 
-    app = create_app()
-    if not any(getattr(r, "path", None) == "/api/optimize" for r in app.routes):
-        app.include_router(router)
-    client = TestClient(app)
+    client = TestClient(create_app())
     r = client.post("/api/optimize", json={"group": "C4", "rep": "E1", "heads": 2, "head_dim": 1, "time_limit": 10})
     assert r.status_code == 200, r.text
     data = r.json()
