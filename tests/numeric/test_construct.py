@@ -19,6 +19,9 @@ CASES = [
     ("A4", "E + T", 2, 2, "regular"),  # complex type
     ("S4", "[3,1]", 2, 2, "regular"),
     ("C6", "E1 + E2", 3, 1, [("C2", "A + 2xB"), ("C3", "E1"), ("C1", "A")]),
+    # regression: the assignment memo is keyed by sorted demands; witnesses must follow the
+    # caller's demand order (a permuted plan once gave supply A1 to the demand A1 + E1)
+    ("D3", "A1 + E1", 5, 1, [("D3", "A1"), ("C2", "A + B")]),
 ]
 
 
