@@ -57,9 +57,10 @@ def count_clusterings(problem: Problem) -> int:
 
 def clusterings(problem: Problem) -> tuple[Clustering, ...]:
     """All G-clusterings in a deterministic order (refused above MAX_CLUSTERINGS)."""
-    cache = problem.__dict__.get("_clusterings")
-    if cache is not None:
-        return cache
+    return problem.cached("clusterings", lambda: _enumerate(problem))
+
+
+def _enumerate(problem: Problem) -> tuple[Clustering, ...]:
     total = count_clusterings(problem)
     if total > MAX_CLUSTERINGS:
         raise LimitError(
@@ -88,6 +89,4 @@ def clusterings(problem: Problem) -> tuple[Clustering, ...]:
     rec(0, problem.heads, [])
     # fewer orbits first (the most symmetric clusterings lead)
     out.sort(key=lambda orbits: (sum(c for _, c in orbits), [(-cid, n, c) for (cid, n), c in orbits]))
-    result = tuple(Clustering(i, orbits) for i, orbits in enumerate(out))
-    problem.__dict__["_clusterings"] = result
-    return result
+    return tuple(Clustering(i, orbits) for i, orbits in enumerate(out))

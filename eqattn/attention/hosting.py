@@ -82,8 +82,4 @@ class Hosting:
 
 
 def hosting(problem: Problem) -> Hosting:
-    h = problem.__dict__.get("_hosting")
-    if h is None:
-        h = Hosting(problem)
-        problem.__dict__["_hosting"] = h
-    return h
+    return problem.cached("hosting", lambda: Hosting(problem))

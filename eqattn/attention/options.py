@@ -267,8 +267,4 @@ def _pareto(vals: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
 
 
 def option_table(problem: Problem) -> OptionTable:
-    t = problem.__dict__.get("_options")
-    if t is None:
-        t = OptionTable(problem)
-        problem.__dict__["_options"] = t
-    return t
+    return problem.cached("options", lambda: OptionTable(problem))

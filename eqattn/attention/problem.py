@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Callable, TypeVar
 
 import numpy as np
 
 from ..errors import InputError, LimitError
 from ..groups import FiniteGroup, SubgroupClass
 from ..reps import Rep, parse_rep
+
+T = TypeVar("T")
 
 MAX_HEADS = 64
 MAX_HEAD_DIM = 4096
@@ -75,6 +78,13 @@ class Problem:
     def rho(self) -> np.ndarray:
         """(|G|, n_V, n_V) orthogonal matrices of V, indexed by group element."""
         return self.V.matrices()
+
+    def cached(self, key: str, factory: Callable[[], T]) -> T:
+        """Per-problem data computed once (option tables, hosting, clusterings)."""
+        store = self.__dict__.setdefault("_cache", {})
+        if key not in store:
+            store[key] = factory()
+        return store[key]
 
     def restrict(self, sub: SubgroupClass) -> Rep:
         """V restricted to the representative of `sub`."""
