@@ -86,3 +86,20 @@ def test_empty_design():
     verdicts = {tuple(orbit_names(p, v.clustering)): v.covered for v in check_coverage(p, d)}
     # only the clustering whose scenarios have no non-zero demand is covered
     assert verdicts == {(("C4", 1, 2),): True, (("C4", 2, 1),): False, (("C2", 1, 1),): False}
+
+
+def test_report_counts_and_flags():
+    """The numbers the page and the CLI show: scenario counts and degenerate flags."""
+    from eqattn.attention import clusterings_report
+
+    p = Problem.create("C2", "A + B", 1, 1)
+    rep = check_report(p, Design.create(p, [("C2", "A + B")]))
+    (c,) = rep["clusterings"]
+    assert (c["scenarios"], c["covered"], c["witness_truncated"]) == (4, True, False)
+    assert 1 <= c["scenarios_checked"] <= 4 and len(c["witness"]) == c["scenarios_checked"]
+    bad = check_report(p, Design.create(p, [("C2", "A"), ("C2", "B")]))
+    assert bad["clusterings"][0]["counterexample"]["shortfall"][0]["missing"] == "B"
+    # S4 on [3,1] with d = 2: the A4 orbit is forced to M = 0 (T has dim 3), so K̄ = G: degenerate
+    q = Problem.create("S4", "[3,1]", 3, 2)
+    flags = {tuple(o["name"] for o in c["orbits"]): c["degenerate"] for c in clusterings_report(q)["clusterings"]}
+    assert flags[("S4", "A4")] is True and flags[("D4",)] is False
