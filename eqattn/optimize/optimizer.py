@@ -95,10 +95,10 @@ def optimize(
     triv = problem.group.subgroup_classes[0]
     reg_W = min(problem.head_dim, problem.dim_v)
     reg_cost = 4 * problem.heads * reg_W * problem.dim_v
-    table = design_types(problem, space, ctx.tables, reg_cost, ctx.t0 + max(SETUP_MIN_S, SETUP_SHARE * tl))
+    table = design_types(problem, space, ctx.h, reg_cost, ctx.t0 + max(SETUP_MIN_S, SETUP_SHARE * tl))
     warm: dict[int, int] = {}
     if space.values:
-        cap = caps(problem, space, ctx.tables, triv.id)
+        cap = caps(problem, space, ctx.h, triv.id)
         w = min(reg_W, int(cap[0])) if cap is not None else 0
         warm = {i: problem.heads for i, t in enumerate(table.types) if t.sub == triv.id and t.W == (w,)}
         if not warm or ctx.separate(table, warm, 1):
@@ -141,7 +141,7 @@ def optimize(
 
     cres = None
     if constrained:
-        ctab = constrained_types(problem, space, ctx.tables)
+        ctab = constrained_types(problem, space, ctx.h)
         Uc = [problem.heads // t.heads for t in ctab.types]
         c_deadline = max(t_end, time.perf_counter() + min(1.0, tl))
         st3 = lazy(ctx, ctab, Uc, list(active), Objective(0), c_deadline, None, "constrained", heads_eq=problem.heads)
