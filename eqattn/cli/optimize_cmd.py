@@ -15,6 +15,8 @@ import json
 import sys
 import time
 
+from ..errors import InputError
+
 
 class _ProgressLine:
     """One rewritten line on stderr (only when stderr is a terminal)."""
@@ -83,6 +85,11 @@ def run(args: argparse.Namespace) -> int:
     from ..attention import Problem
     from ..attention.optimize import optimize
 
+    if args.solver == "cpsat":
+        from ..attention.ilp import cpsat_available
+
+        if not cpsat_available():
+            raise InputError("solver", "cpsat needs the ortools package (pip install ortools); highs is always available")
     problem = Problem.create(args.group, args.rep, args.heads, args.head_dim)
     bar = _ProgressLine()
     try:
