@@ -1,0 +1,285 @@
+"""Killable worker processes for the API's expensive calls (a thread cannot be killed).
+
+A `WorkerPool` keeps up to `size` worker processes (forked from a preloaded forkserver, so a
+new one starts in milliseconds). `await pool.run(fn, *args, deadline=s, cancelled=check)`
+sends `fn(*args)` (a top-level function: it is pickled by name) to an idle worker and waits.
+The worker is killed (SIGKILL) and later replaced when
+
+* the wall-clock `deadline` passes (it covers every phase of the call),
+* `cancelled()` says so (the client disconnected; checked every `POLL_S` seconds),
+* the awaiting task is cancelled (server shutdown),
+* the call ran out of memory (each worker has RLIMIT_AS = `memory_bytes`).
+
+So the work stops within about `POLL_S` + the kill, and its memory goes back to the system.
+Results and errors come back as values: `InputError`/`LimitError` raised in the worker are
+raised again here with the same field and message; anything else becomes a `WorkerError`.
+
+Example::
+
+    pool = WorkerPool("heavy", size=2)
+    value = await pool.run(math.factorial, 10, deadline=5.0)   # 3628800
+    pool.close()
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import multiprocessing as mp
+import os
+import signal
+import threading
+import time
+import weakref
+from collections import OrderedDict
+from typing import Any, Awaitable, Callable
+
+from ..errors import InputError, LimitError
+
+POLL_S = 0.2  # how often a running call checks for a client disconnect
+DEFAULT_MEMORY_BYTES = 3 << 29  # 1.5 GiB of address space per worker: peak RSS stays below 2 GB
+AFFINITY_KEYS = 16  # per worker, the most recent keys (group names) it has served: caches are warm
+PRELOAD = ["eqattn.api.work"]
+
+_LIVE: "weakref.WeakSet[WorkerPool]" = weakref.WeakSet()
+
+
+class WorkerError(RuntimeError):
+    """The call failed in the worker with an unexpected error (a bug): the one-line cause."""
+
+
+def _context() -> Any:
+    """forkserver (fork is unsafe from a threaded server; spawn re-imports everything)."""
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(var, "1")  # one BLAS thread per worker: the pool is the parallelism
+    ctx = mp.get_context("forkserver")
+    ctx.set_forkserver_preload(PRELOAD)
+    return ctx
+
+
+def _die_with_parent() -> None:
+    """Linux: SIGKILL this process when its parent (the forkserver) exits."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux: the pipe's EOF ends the worker instead
+        pass
+
+
+def _worker_main(conn: Any, memory_bytes: int) -> None:
+    """The worker loop: receive (fn, args), send back ("ok", value) or an error tuple."""
+    _die_with_parent()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C goes to the server, which kills us
+    if memory_bytes:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+    while True:
+        try:
+            fn, args = conn.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            reply: tuple = ("ok", fn(*args))
+        except LimitError as e:
+            reply = ("limit", e.field, e.message)
+        except InputError as e:
+            reply = ("input", e.field, e.message)
+        except MemoryError:
+            reply = ("memory",)
+        except RecursionError:
+            reply = ("memory",)
+        except Exception as e:  # noqa: BLE001 - a bug: reported to the server, which logs it
+            reply = ("error", f"{type(e).__name__}: {e}")
+        try:
+            conn.send(reply)
+        except MemoryError:
+            conn.send(("memory",))
+        if reply[0] == "memory":
+            return  # leave with the memory; the pool starts a fresh worker
+
+
+class _Worker:
+    def __init__(self, ctx: Any, memory_bytes: int) -> None:
+        parent, child = ctx.Pipe()
+        self.proc = ctx.Process(target=_worker_main, args=(child, memory_bytes), daemon=True)
+        self.proc.start()
+        child.close()
+        self.conn = parent
+        self.keys: OrderedDict[str, None] = OrderedDict()
+
+    @property
+    def pid(self) -> int:
+        return int(self.proc.pid or 0)
+
+    def note(self, key: str | None) -> None:
+        if key is not None:
+            self.keys[key] = None
+            self.keys.move_to_end(key)
+            while len(self.keys) > AFFINITY_KEYS:
+                self.keys.popitem(last=False)
+
+    def kill(self) -> None:
+        try:
+            self.proc.kill()
+            self.proc.join(timeout=2.0)
+        except (OSError, ValueError, AssertionError):
+            pass
+        try:
+            self.conn.close()
+        except OSError:
+            pass
+
+
+class WorkerPool:
+    """At most `size` worker processes; calls beyond that wait for a free one."""
+
+    def __init__(self, name: str, size: int = 2, memory_bytes: int = DEFAULT_MEMORY_BYTES) -> None:
+        self.name = name
+        self.size = max(1, int(size))
+        self.memory_bytes = int(memory_bytes)
+        self._idle: list[_Worker] = []
+        self._busy: set[_Worker] = set()
+        self._starting = 0
+        self._lock = threading.Lock()
+        self._ctx: Any = None
+        _LIVE.add(self)
+
+    # ------------------------------------------------------------------ introspection
+    def pids(self) -> list[int]:
+        """Process ids of the live workers (idle and busy)."""
+        with self._lock:
+            return [w.pid for w in [*self._idle, *self._busy]]
+
+    def busy_pids(self) -> list[int]:
+        with self._lock:
+            return [w.pid for w in self._busy]
+
+    # ------------------------------------------------------------------ workers
+    def _take(self, key: str | None) -> _Worker | None:
+        """An idle worker (one that served `key` before, if any), or None; under the lock."""
+        if not self._idle:
+            return None
+        pick = next((w for w in reversed(self._idle) if key is not None and key in w.keys), None)
+        if pick is None:
+            pick = next((w for w in self._idle if not w.keys), None) or self._idle[0]
+        self._idle.remove(pick)
+        self._busy.add(pick)
+        return pick
+
+    async def _acquire(self, key: str | None, deadline: float) -> _Worker:
+        delay = 0.002
+        while True:
+            start = False
+            with self._lock:
+                w = self._take(key)
+                if w is None and len(self._idle) + len(self._busy) + self._starting < self.size:
+                    self._starting += 1
+                    start = True
+            if w is not None:
+                return w
+            if start:
+                try:
+                    if self._ctx is None:
+                        self._ctx = _context()
+                    w = await asyncio.to_thread(_Worker, self._ctx, self.memory_bytes)
+                finally:
+                    with self._lock:
+                        self._starting -= 1
+                with self._lock:
+                    self._busy.add(w)
+                return w
+            if time.monotonic() > deadline:
+                raise LimitError("request", f"the server is busy ({self.size} {self.name} computations running); try again")
+            await asyncio.sleep(delay)
+            delay = min(0.05, delay * 2)
+
+    def _release(self, w: _Worker, key: str | None) -> None:
+        with self._lock:
+            self._busy.discard(w)
+            if not w.proc.is_alive():
+                w.kill()
+                return
+            w.note(key)
+            self._idle.append(w)
+
+    def _discard(self, w: _Worker) -> None:
+        with self._lock:
+            self._busy.discard(w)
+        w.kill()
+
+    def close(self) -> None:
+        """Kill every worker now (server shutdown); a later call starts fresh ones."""
+        with self._lock:
+            workers = [*self._idle, *self._busy]
+            self._idle.clear()
+            self._busy.clear()
+        for w in workers:
+            w.kill()
+
+    # ------------------------------------------------------------------ calls
+    async def run(
+        self,
+        fn: Callable[..., Any],
+        *args: Any,
+        deadline: float,
+        key: str | None = None,
+        cancelled: Callable[[], Awaitable[bool]] | None = None,
+        limit_field: str = "request",
+        limit_text: str | None = None,
+    ) -> Any:
+        """fn(*args) in a worker, stopped after `deadline` seconds (LimitError on `limit_field`)."""
+        end = time.monotonic() + deadline
+        w = await self._acquire(key, end)
+        loop = asyncio.get_running_loop()
+        ready: asyncio.Future = loop.create_future()
+        fd = w.conn.fileno()
+        try:
+            loop.add_reader(fd, lambda: ready.done() or ready.set_result(None))
+            w.conn.send((fn, args))
+            while not ready.done():
+                left = end - time.monotonic()
+                if left <= 0:
+                    raise LimitError(limit_field, limit_text or f"took longer than the limit of {deadline:g} s; try a smaller problem")
+                await asyncio.wait([ready], timeout=min(POLL_S, left))
+                if not ready.done() and cancelled is not None and await cancelled():
+                    raise asyncio.CancelledError("client disconnected")
+            loop.remove_reader(fd)
+            try:
+                reply = w.conn.recv()
+            except (EOFError, OSError):
+                w.proc.join(timeout=1.0)
+                code = w.proc.exitcode
+                raise LimitError(
+                    "request",
+                    f"the computation stopped (worker exit code {code}); it probably needed more than "
+                    f"the memory budget of {self.memory_bytes / 2**30:.1f} GiB; try a smaller problem",
+                ) from None
+        except BaseException:
+            loop.remove_reader(fd)
+            self._discard(w)
+            raise
+        kind = reply[0]
+        if kind == "memory":
+            self._discard(w)
+            raise LimitError(
+                "request", f"needs more than the memory budget of {self.memory_bytes / 2**30:.1f} GiB; try a smaller problem"
+            )
+        self._release(w, key)
+        if kind == "ok":
+            return reply[1]
+        if kind == "limit":
+            raise LimitError(reply[1], reply[2])
+        if kind == "input":
+            raise InputError(reply[1], reply[2])
+        raise WorkerError(str(reply[1]))
+
+
+def close_all() -> None:
+    """Kill the workers of every pool (at interpreter exit)."""
+    for pool in list(_LIVE):
+        pool.close()
+
+
+atexit.register(close_all)
