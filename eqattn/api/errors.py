@@ -22,6 +22,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..errors import InputError
+from .jobs import ClientDisconnected
 
 log = logging.getLogger("eqattn.api")
 
@@ -102,6 +103,11 @@ def install_error_handlers(app: FastAPI) -> None:
         field = {404: "path", 405: "method", 413: "body", 400: "body"}.get(exc.status_code, "request")
         detail = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
         return error_response(exc.status_code, [(field, detail)])
+
+    @app.exception_handler(ClientDisconnected)
+    async def _gone(request: Request, exc: ClientDisconnected) -> JSONResponse:
+        log.info("client left %s %s: its computation was stopped", request.method, request.url.path)
+        return error_response(499, [("request", "the client closed the request; its computation was stopped")])
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:

@@ -6,7 +6,8 @@ sends `fn(*args)` (a top-level function: it is pickled by name) to an idle worke
 The worker is killed (SIGKILL) and later replaced when
 
 * the wall-clock `deadline` passes (it covers every phase of the call),
-* `cancelled()` says so (the client disconnected; checked every `POLL_S` seconds),
+* `cancelled()` says so (the client disconnected; checked every `POLL_S` seconds; then
+  `ClientDisconnected` is raised),
 * the awaiting task is cancelled (server shutdown),
 * the call ran out of memory (each worker has RLIMIT_AS = `memory_bytes`).
 
@@ -42,6 +43,10 @@ AFFINITY_KEYS = 16  # per worker, the most recent keys (group names) it has serv
 PRELOAD = ["eqattn.api.work"]
 
 _LIVE: "weakref.WeakSet[WorkerPool]" = weakref.WeakSet()
+
+
+class ClientDisconnected(Exception):
+    """The client went away; its computation was stopped (nothing is sent back)."""
 
 
 class WorkerError(RuntimeError):
@@ -244,7 +249,7 @@ class WorkerPool:
                     raise LimitError(limit_field, limit_text or f"took longer than the limit of {deadline:g} s; try a smaller problem")
                 await asyncio.wait([ready], timeout=min(POLL_S, left))
                 if not ready.done() and cancelled is not None and await cancelled():
-                    raise asyncio.CancelledError("client disconnected")
+                    raise ClientDisconnected()
             loop.remove_reader(fd)
             try:
                 reply = w.conn.recv()
