@@ -26,17 +26,19 @@ class _Strict(BaseModel):
 class ProblemIn(_Strict):
     """The vanilla layer: group G, token representation V, H heads of dimension d."""
 
-    group: str = Field(min_length=1, max_length=MAX_TEXT, description="catalog name or perm:(1,2),(..)")
-    rep: str = Field(min_length=1, max_length=MAX_TEXT, description="representation text, e.g. 2xA1 + E")
-    heads: int = Field(ge=1, le=MAX_HEADS, description="head count H")
-    head_dim: int = Field(ge=1, le=MAX_HEAD_DIM, description="head dimension d")
+    group: str = Field(
+        min_length=1, max_length=MAX_TEXT, description="catalog name or perm:(1,2),(..)", examples=["C4", "D3", "perm:(1,2,3),(1,2)"]
+    )
+    rep: str = Field(min_length=1, max_length=MAX_TEXT, description="representation text, e.g. 2xA1 + E", examples=["E1", "regular"])
+    heads: int = Field(ge=1, le=MAX_HEADS, description="head count H", examples=[2])
+    head_dim: int = Field(ge=1, le=MAX_HEAD_DIM, description="head dimension d", examples=[1])
 
 
 class OrbitIn(_Strict):
     """One orbit of a design: a subgroup class (id or name) and a representation of it."""
 
-    subgroup: int | str = Field(description="subgroup id (from /api/group) or name")
-    rep: str = Field(max_length=MAX_TEXT, description="representation of the subgroup, e.g. 2xA + B")
+    subgroup: int | str = Field(description="subgroup id (from /api/group) or name", examples=[1, "C2"])
+    rep: str = Field(max_length=MAX_TEXT, description="representation of the subgroup, e.g. 2xA + B", examples=["B", "A + B"])
 
     @field_validator("subgroup", mode="before")
     @classmethod

@@ -16,7 +16,7 @@ router = APIRouter(tags=["groups"])
 async def group(
     engine: EngineDep,
     request: Request,
-    name: str = Query(min_length=1, max_length=MAX_TEXT, description="catalog name or perm:(1,2),(..)"),
+    name: str = Query(min_length=1, max_length=MAX_TEXT, description="catalog name or perm:(1,2),(..)", examples=["C4"]),
 ) -> dict:
     """eqattn.report.group_json of the group (built in a worker, with the server's deadline)."""
     try:
