@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections import OrderedDict
 from typing import Any, Callable
 
 from fastapi import Request
@@ -31,6 +32,9 @@ MAX_TIME_LIMIT = 300.0
 SEARCH_SHARE = 0.8  # of an optimize time limit, for the search; the rest for its re-checks
 KILL_MARGIN_S = 0.3  # an optimize is killed this long after its time limit
 LIGHT_WORKERS = 2
+HEAVY_NICE = 5  # heavy workers yield the CPU to the server and the light workers
+GROUP_CACHE = 64  # group JSON kept in the server process (catalog groups only)
+CUSTOM = ("perm:", "mat:")  # custom groups may take tens of seconds: always the heavy pool
 
 
 def heavy_workers() -> int:
@@ -48,10 +52,16 @@ class Engine:
         memory_bytes: int = DEFAULT_MEMORY_BYTES,
         deadline_s: float = DEADLINE_S,
     ) -> None:
-        self.heavy = WorkerPool("heavy", heavy or heavy_workers(), memory_bytes)
+        self.heavy = WorkerPool("heavy", heavy or heavy_workers(), memory_bytes, nice=HEAVY_NICE)
         self.light = WorkerPool("light", light, memory_bytes)
         self.deadline_s = float(deadline_s)
         self._catalog: list[dict] | None = None
+        self._groups: OrderedDict[str, dict] = OrderedDict()
+
+    @staticmethod
+    def pool_for(group: str) -> str:
+        """"light" for a catalog group, "heavy" for a custom one (its lattice may be slow)."""
+        return "heavy" if group.replace(" ", "").startswith(CUSTOM) else "light"
 
     def close(self) -> None:
         """Kill every worker (server shutdown)."""
@@ -88,14 +98,23 @@ class Engine:
         return self._catalog
 
     async def group(self, name: str, request: Request | None = None) -> dict:
-        return await self.run("light", work.group, name, request=request, key=name)
+        pool = self.pool_for(name)
+        if pool == "light" and name in self._groups:
+            self._groups.move_to_end(name)
+            return self._groups[name]
+        out = await self.run(pool, work.group, name, request=request, key=name)
+        if pool == "light":
+            self._groups[name] = out
+            while len(self._groups) > GROUP_CACHE:
+                self._groups.popitem(last=False)
+        return out
 
     # ------------------------------------------------------------------ attention theory
     async def clusterings(self, group: str, rep: str, heads: int, head_dim: int, request: Request | None = None) -> dict:
         return await self.run("heavy", work.clusterings, group, rep, heads, head_dim, request=request, key=group)
 
     async def design(self, group: str, rep: str, heads: int, head_dim: int, orbits: work.Orbits, request: Request | None = None) -> dict:
-        return await self.run("light", work.design, group, rep, heads, head_dim, orbits, request=request, key=group)
+        return await self.run(self.pool_for(group), work.design, group, rep, heads, head_dim, orbits, request=request, key=group)
 
     async def coverage(self, group: str, rep: str, heads: int, head_dim: int, orbits: work.Orbits, request: Request | None = None) -> dict:
         return await self.run("heavy", work.coverage, group, rep, heads, head_dim, orbits, request=request, key=group)

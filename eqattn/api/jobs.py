@@ -32,11 +32,12 @@ import signal
 import threading
 import time
 import weakref
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from typing import Any, Awaitable, Callable
 
 from ..errors import InputError, LimitError
 
+QUEUE_WAIT_S = 60.0  # at most this long waiting for a free worker (then "busy"), or the deadline if longer
 POLL_S = 0.2  # how often a running call checks for a client disconnect
 DEFAULT_MEMORY_BYTES = 3 << 29  # 1.5 GiB of address space per worker: peak RSS stays below 2 GB
 AFFINITY_KEYS = 16  # per worker, the most recent keys (group names) it has served: caches are warm
@@ -72,9 +73,11 @@ def _die_with_parent() -> None:
         pass
 
 
-def _worker_main(conn: Any, memory_bytes: int) -> None:
+def _worker_main(conn: Any, memory_bytes: int, nice: int = 0) -> None:
     """The worker loop: receive (fn, args), send back ("ok", value) or an error tuple."""
     _die_with_parent()
+    if nice:
+        os.nice(nice)  # below the server and the light workers: cheap requests stay fast
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C goes to the server, which kills us
     if memory_bytes:
         import resource
@@ -106,9 +109,9 @@ def _worker_main(conn: Any, memory_bytes: int) -> None:
 
 
 class _Worker:
-    def __init__(self, ctx: Any, memory_bytes: int) -> None:
+    def __init__(self, ctx: Any, memory_bytes: int, nice: int = 0) -> None:
         parent, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_worker_main, args=(child, memory_bytes), daemon=True)
+        self.proc = ctx.Process(target=_worker_main, args=(child, memory_bytes, nice), daemon=True)
         self.proc.start()
         child.close()
         self.conn = parent
@@ -140,13 +143,15 @@ class _Worker:
 class WorkerPool:
     """At most `size` worker processes; calls beyond that wait for a free one."""
 
-    def __init__(self, name: str, size: int = 2, memory_bytes: int = DEFAULT_MEMORY_BYTES) -> None:
+    def __init__(self, name: str, size: int = 2, memory_bytes: int = DEFAULT_MEMORY_BYTES, nice: int = 0) -> None:
         self.name = name
+        self.nice = int(nice)
         self.size = max(1, int(size))
         self.memory_bytes = int(memory_bytes)
         self._idle: list[_Worker] = []
         self._busy: set[_Worker] = set()
         self._starting = 0
+        self._waiters: deque[tuple[asyncio.AbstractEventLoop, asyncio.Future]] = deque()
         self._lock = threading.Lock()
         self._ctx: Any = None
         _LIVE.add(self)
@@ -173,45 +178,91 @@ class WorkerPool:
         self._busy.add(pick)
         return pick
 
-    async def _acquire(self, key: str | None, deadline: float) -> _Worker:
-        delay = 0.002
+    async def _acquire(self, key: str | None, wait_s: float) -> _Worker:
+        """A worker for this call: an idle one, a new one (below `size`), or the next one
+        released (first come, first served), waiting at most `wait_s` seconds."""
+        end = time.monotonic() + wait_s
         while True:
             start = False
+            fut: asyncio.Future | None = None
             with self._lock:
                 w = self._take(key)
                 if w is None and len(self._idle) + len(self._busy) + self._starting < self.size:
                     self._starting += 1
                     start = True
+                elif w is None:
+                    loop = asyncio.get_running_loop()
+                    fut = loop.create_future()
+                    self._waiters.append((loop, fut))
             if w is not None:
                 return w
             if start:
                 try:
                     if self._ctx is None:
                         self._ctx = _context()
-                    w = await asyncio.to_thread(_Worker, self._ctx, self.memory_bytes)
+                    w = await asyncio.to_thread(_Worker, self._ctx, self.memory_bytes, self.nice)
                 finally:
                     with self._lock:
                         self._starting -= 1
                 with self._lock:
                     self._busy.add(w)
                 return w
-            if time.monotonic() > deadline:
+            assert fut is not None
+            try:
+                done, _ = await asyncio.wait([fut], timeout=max(0.0, end - time.monotonic()))
+            except BaseException:
+                self._forget(fut)
+                raise
+            if not done:
+                self._forget(fut)
                 raise LimitError("request", f"the server is busy ({self.size} {self.name} computations running); try again")
-            await asyncio.sleep(delay)
-            delay = min(0.05, delay * 2)
+            got = fut.result()
+            if got is not None:
+                return got  # handed over by _release, already counted as busy
+            # None: a worker was killed, so one may be started; go round again
+
+    def _forget(self, fut: asyncio.Future) -> None:
+        with self._lock:
+            self._waiters = deque((lp, f) for lp, f in self._waiters if f is not fut)
+        fut.cancel()
+
+    def _hand_over(self, w: _Worker | None) -> bool:
+        """Give `w` (or a 'start one' token, None) to the oldest waiter; under the lock."""
+        while self._waiters:
+            loop, fut = self._waiters.popleft()
+            if fut.done():
+                continue
+
+            def deliver(fut: asyncio.Future = fut) -> None:
+                if not fut.done():
+                    fut.set_result(w)
+                elif w is not None:  # the waiter gave up meanwhile: pass the worker on
+                    self._release(w, None)
+
+            try:
+                loop.call_soon_threadsafe(deliver)
+            except RuntimeError:  # that event loop is closed
+                continue
+            return True
+        return False
 
     def _release(self, w: _Worker, key: str | None) -> None:
         with self._lock:
-            self._busy.discard(w)
             if not w.proc.is_alive():
+                self._busy.discard(w)
                 w.kill()
+                self._hand_over(None)
                 return
             w.note(key)
+            if self._hand_over(w):
+                return  # stays busy, now for the waiter
+            self._busy.discard(w)
             self._idle.append(w)
 
     def _discard(self, w: _Worker) -> None:
         with self._lock:
             self._busy.discard(w)
+            self._hand_over(None)
         w.kill()
 
     def close(self) -> None:
@@ -220,6 +271,8 @@ class WorkerPool:
             workers = [*self._idle, *self._busy]
             self._idle.clear()
             self._busy.clear()
+            while self._hand_over(None):  # waiters start fresh workers
+                pass
         for w in workers:
             w.kill()
 
@@ -235,8 +288,8 @@ class WorkerPool:
         limit_text: str | None = None,
     ) -> Any:
         """fn(*args) in a worker, stopped after `deadline` seconds (LimitError on `limit_field`)."""
-        end = time.monotonic() + deadline
-        w = await self._acquire(key, end)
+        w = await self._acquire(key, max(deadline, QUEUE_WAIT_S))
+        end = time.monotonic() + deadline  # the call's own time starts when a worker has it
         loop = asyncio.get_running_loop()
         ready: asyncio.Future = loop.create_future()
         fd = w.conn.fileno()

@@ -95,3 +95,27 @@ def test_a_bug_in_the_worker_is_a_worker_error(pool):
 def test_workers_are_not_the_server_process(pool):
     run(pool.run(abs, -1, deadline=30))
     assert os.getpid() not in pool.pids()
+
+
+def test_calls_beyond_the_pool_size_queue_and_all_finish():
+    p = WorkerPool("queue", size=1, memory_bytes=1 << 30)
+    try:
+        async def go() -> list:
+            return await asyncio.gather(*(p.run(pow, i, 2, deadline=30) for i in range(8)))
+
+        assert run(go()) == [i * i for i in range(8)]
+        assert len(p.pids()) == 1
+
+        async def give_up() -> None:  # a waiter cancelled while queued does not lose the worker
+            slow = asyncio.create_task(p.run(time.sleep, 0.5, deadline=30))
+            await asyncio.sleep(0.1)
+            queued = asyncio.create_task(p.run(abs, -1, deadline=30))
+            await asyncio.sleep(0.1)
+            queued.cancel()
+            await slow
+            assert await p.run(abs, -2, deadline=30) == 2
+
+        run(give_up())
+        assert len(p.pids()) == 1 and not p.busy_pids()
+    finally:
+        p.close()
