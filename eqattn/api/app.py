@@ -2,11 +2,11 @@
 
 Endpoints (all JSON; one router module per resource in eqattn/api/routes/):
   GET  /api/catalog                   eqattn.groups.catalog_entries()
-  GET  /api/group?name=NAME           eqattn.report.group_json(get_group(NAME))
+  GET  /api/group?name=NAME           eqattn.reps.group_views.group_json(get_group(NAME))
   POST /api/clusterings  ProblemIn    eqattn.attention.clusterings_report(problem)
   POST /api/design       DesignIn     parameter counts (fast; called on every keystroke)
   POST /api/coverage     DesignIn     eqattn.attention.check_report(problem, design)
-  POST /api/optimize     OptimizeIn   eqattn.attention.optimize(problem).to_json()
+  POST /api/optimize     OptimizeIn   eqattn.optimize.optimize(problem).to_json()
   GET  /                              the page (eqattn/api/static/index.html)
 
 Every 4xx/5xx is `{"field", "message"}` (eqattn.api.errors.ErrorOut). The computations run in

@@ -13,10 +13,10 @@ from collections import OrderedDict
 from typing import Any
 
 from ..attention import Design, Problem, check_report, clusterings_report
-from ..attention.optimize import optimize as _optimize
+from ..optimize import optimize as _optimize
 from ..groups import catalog_entries, get_group
 from ..numeric import verify_design
-from ..report import group_json as _group_json
+from ..reps.group_views import group_json as _group_json
 
 PROBLEM_CACHE = 32
 _PROBLEMS: OrderedDict[tuple, Problem] = OrderedDict()
@@ -42,7 +42,7 @@ def catalog() -> list[dict]:
 
 
 def group(name: str) -> dict:
-    """eqattn.report.group_json of the named group (its lattice is built here, in the worker)."""
+    """eqattn.reps.group_views.group_json of the named group (its lattice is built here, in the worker)."""
     return _group_json(get_group(name))
 
 
@@ -73,7 +73,7 @@ def verify(group: str, rep: str, heads: int, head_dim: int, orbits: Orbits, seed
 
 
 def optimize(group: str, rep: str, heads: int, head_dim: int, search_limit: float) -> dict:
-    """eqattn.attention.optimize's JSON; `search_limit` bounds its search (the server's
+    """eqattn.optimize JSON; `search_limit` bounds its search (the server's
     deadline, which covers the re-checks as well, is enforced by killing this process)."""
     return _optimize(problem(group, rep, heads, head_dim), search_limit).to_json()
 
@@ -84,18 +84,7 @@ def _mults(rep: Any) -> dict[str, int]:
 
 def design_counts(problem: Problem, design: Design) -> dict:
     """The parameter counts of POST /api/design from the core's Problem and Design (SPEC §1, §3)."""
-    orbits = [
-        {
-            "subgroup": int(o.sub.id),
-            "name": str(o.sub.name),
-            "rep": str(o.W),
-            "multiplicities": _mults(o.W),
-            "heads": int(o.heads),
-            "head_dim": int(o.head_dim),
-            "params": int(o.params(problem)),
-        }
-        for o in design.orbits
-    ]
+    orbits = [{**o.to_json(problem), "multiplicities": _mults(o.W)} for o in design.orbits]
     vanilla = int(problem.vanilla_params)
     params = sum(o["params"] for o in orbits)
     return {

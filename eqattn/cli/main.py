@@ -10,6 +10,7 @@ import sys
 from typing import Callable, NoReturn
 
 from ..errors import InputError
+from .optimize_cmd import add_parser as add_optimize
 
 MAX_PORT = 65535
 MAX_SEED = 2**32 - 1
@@ -119,7 +120,7 @@ def cmd_groups(args: argparse.Namespace) -> int:
 
 def cmd_group(args: argparse.Namespace) -> int:
     from ..groups.catalog import get_group
-    from ..report import group_json
+    from ..reps.group_views import group_json
 
     G = get_group(args.name)
     data = group_json(G)
@@ -242,8 +243,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="a further Host header the server answers (default: localhost names only; repeat)",
     )
     s.set_defaults(func=cmd_serve)
-
-    from .optimize_cmd import add_parser as add_optimize
 
     add_optimize(sub)
     return p

@@ -15,7 +15,7 @@ from typing import Callable, Hashable, Sequence
 
 import numpy as np
 
-from ..errors import InputError, LimitError
+from ..errors import LimitError
 
 MAX_ORDER = 500
 _LOCKS_GUARD = threading.Lock()  # held only to create a group's own lattice lock

@@ -18,7 +18,7 @@ async def group(
     request: Request,
     name: str = Query(min_length=1, max_length=MAX_TEXT, description="catalog name or perm:(1,2),(..)", examples=["C4"]),
 ) -> dict:
-    """eqattn.report.group_json of the group (built in a worker, with the server's deadline)."""
+    """eqattn.reps.group_views.group_json of the group (built in a worker, with the server's deadline)."""
     try:
         return await engine.group(name.strip(), request=request)
     except InputError as e:

@@ -1,4 +1,4 @@
-"""POST /api/optimize: the "Find optimal design" button (eqattn.attention.optimize).
+"""POST /api/optimize: the "Find optimal design" button (eqattn.optimize).
 
 The body is the problem and an optional `time_limit` (seconds, default 30): it bounds the
 whole call — search, constrained-vanilla question and re-checks — and the worker is killed
