@@ -28,8 +28,12 @@ def keys(v: object, path: str = "") -> set[str]:
 
 
 # Keys the fixtures have although the core never produced them (already so at ab32615, before
-# the fake backend was removed): a scenario's options carry no `text` (the page builds it).
-NEVER_PRODUCED = {".clusterings[].counterexample.scenario[].text", ".clusterings[].witness[].scenario[].text"}
+# the fake backend was removed): scenario options and assignments carry no `text`.
+NEVER_PRODUCED = {
+    ".clusterings[].counterexample.scenario[].text",
+    ".clusterings[].witness[].scenario[].text",
+    ".clusterings[].witness[].assignments[].text",
+}
 
 CALLS = {
     "catalog.json": ("GET", "/api/catalog", None),
