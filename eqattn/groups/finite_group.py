@@ -21,7 +21,6 @@ if TYPE_CHECKING:  # type names only: the lattice is built above this module (su
     from .subgroups import SubgroupClass, SubgroupLattice
 
 MAX_ORDER = 500
-_LATTICE_LOCK = threading.RLock()
 _LATTICE_BUILDER: list[Callable[["FiniteGroup"], "SubgroupLattice"]] = []  # set by subgroups.py
 
 
@@ -227,10 +226,10 @@ class FiniteGroup:
     # ----- subgroup lattice (built lazily, cached) ------------------------------------
     @property
     def lattice(self) -> "SubgroupLattice":
-        """Built once (under a lock: the web app calls from several threads)."""
+        """Built once, under this group's own lock (threads building other groups go on)."""
         lat = self.memo.find("lattice")
         if lat is None:
-            with _LATTICE_LOCK:
+            with self.memo.get("lattice_lock", threading.RLock):  # one lock object wins (setdefault)
                 lat = self.memo.get("lattice", lambda: _LATTICE_BUILDER[0](self))
         return lat  # type: ignore[return-value]
 

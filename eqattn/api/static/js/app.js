@@ -688,7 +688,7 @@ function onCardStepper(i, card, s) {
 }
 
 // ------------------------------------------------------------------------------ optimiser (hook)
-// OPTIMIZE HOOK: the button is shown only when GET /api/features says {"optimize": true};
+// OPTIMIZE HOOK: the "Find optimal design" button;
 // POST /api/optimize answers {"status", "design_params", "lower_bound", "orbits": [{"subgroup", "rep", ...}]}.
 async function runOptimize() {
   const c = abortable("optimize");
@@ -831,7 +831,6 @@ async function init() {
   syncInputs();
   renderClusterings();
   renderDesignHint();
-  api.features().then((f) => { $("optimize").hidden = !f?.optimize; }).catch(() => {});
   try {
     catalog = await api.catalog();
     setErrors("catalog", null);
