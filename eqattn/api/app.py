@@ -127,6 +127,9 @@ def create_app(backend: Any = None) -> FastAPI:
     from .optimize_routes import router as optimize_router
 
     app.include_router(optimize_router)
+    from .routes.inspect import router as inspect_router  # subgroup inspector, character table, witnesses, verify
+
+    app.include_router(inspect_router)
     app.state.optimize = True
 
     # ------------------------------------------------------------------ the page
