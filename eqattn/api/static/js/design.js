@@ -28,7 +28,7 @@ export function renderPalette() {
 export function addOrbit(id) {
   model.state.orbits.push({ subgroup: id, rep: "0" });
   renderCards();
-  hooks.designChanged("add");
+  hooks.designChanged(`orbit-${model.state.orbits.length - 1}`);  // with its first multiplicities: one step
   const card = $("cards").lastElementChild;
   card?.scrollIntoView({ block: "nearest" });
   const inp = card?.querySelector(".card-steppers input");

@@ -9,7 +9,7 @@ import { itemsOf, fieldLabel } from "./errors.js";
 import { term } from "./glossary.js";
 import { $, h, fmt, plural, sci } from "./util.js";
 
-const WITNESS_PAGE = 10;
+const WITNESS_PAGE = 5;
 let witnessCtl = null;
 let verifyCtl = null;
 
