@@ -56,7 +56,7 @@ export function renderCards() {
     if (s) {
       sub.append(h("button", { type: "button", class: "linkish", "aria-label": `Inspect subgroup ${s.name} of orbit ${i + 1}`,
                                title: `What is ${s.name}?`, text: `K = ${s.name}`, onclick: () => hooks.openInspector(s.id) }),
-                 ` ≅ ${s.type}, |K| = ${s.order}`);
+                 `${s.name !== s.type ? ` ≅ ${s.type}` : ""} · |K| = ${s.order}`);
       card.querySelector(".card-dots").append(orbitDotsSvg(s.index));
     } else sub.textContent = "unknown subgroup";
     const steppers = card.querySelector(".card-steppers");

@@ -168,7 +168,7 @@ async function verify(id) {
     const r = await api.verify({ ...designBody(), clustering: id }, verifyCtl.signal);
     out.className = `verify-result ${r.ok ? "good" : "bad"}`;
     out.textContent = r.covered
-      ? `${r.ok ? "✓" : "✗"} Worst relative error ${sci(r.worst_rel_error)} over ${plural(r.scenarios_verified, "scenario")} ` +
+      ? `${r.ok ? "✓" : "✗"} Worst relative error ${sci(r.worst_rel_error)} over ${plural(r.scenarios_verified, "checked scenario")} ` +
         `(vanilla equivariance error ${sci(r.worst_equivariance_error)}; tolerance ${sci(r.tolerance)}): ` +
         (r.ok ? "the design's weights reproduce the sampled vanilla layers." : "the numbers disagree — please report this design.")
       : "Not covered: there is no witness to build weights from.";

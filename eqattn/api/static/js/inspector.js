@@ -50,8 +50,8 @@ export async function openInspector(id) {
     const facts = h("dl", { class: "facts" });
     const fact = (k, ...vals) => facts.append(h("dt", {}, k), h("dd", {}, ...vals));
     fact("G's generators", v.group_generators.map((g) => `${g.letter} = g${g.index}` + (g.cycles ? ` = ${g.cycles}` : "")).join(", "));
-    fact("generators of K", v.generators.length ? v.generators.map(el).join("; ") : "none (the trivial group)");
-    if (v.elements) fact(`elements (${v.order})`, h("span", { class: "mono small" }, v.elements.map(el).join("; ")));
+    fact(whole ? "generators" : `generators of ${v.name}`, v.generators.length ? v.generators.map(el).join("; ") : "none (the trivial group)");
+    if (v.elements) fact(`elements (${v.order})`, h("span", { class: "chips" }, v.elements.map((e) => h("span", { class: "chip mono", text: el(e) }))));
     else fact("elements", `${fmt(v.order)} (too many to list)`);
     if (!whole) {
       fact(term("conjugates", "conjugates"), v.conjugates === 1 ? (v.normal ? "1: K is normal in G" : "1") : `${v.conjugates} subgroups gKg⁻¹ of the same class`);
