@@ -1,4 +1,4 @@
-"""Every scenario of a clustering with its witness, paged (eqattn.attention.report.witnesses_page)."""
+"""Every scenario of a clustering with its witness, paged (eqattn.attention.views.witnesses_page)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 from eqattn.attention import Design, Problem
 from eqattn.attention.coverage import scenario_count
 from eqattn.attention.clusterings import clusterings
-from eqattn.attention.report import check_report, witnesses_page
+from eqattn.attention.views import check_report, witnesses_page
 from eqattn.errors import InputError
 
 

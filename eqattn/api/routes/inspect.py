@@ -1,9 +1,9 @@
 """Endpoints of the page's explanations: the subgroup inspector, the character table,
 every witness of a clustering (paged) and "Verify numerically" (issue 12).
 
-  GET  /api/subgroup?group=NAME&id=N      eqattn.report.subgroup_inspector_json
-  GET  /api/character-table?group=NAME    eqattn.report.character_table_json (of G)
-  POST /api/witnesses   WitnessesIn       eqattn.attention.report.witnesses_page
+  GET  /api/subgroup?group=NAME&id=N      eqattn.reps.group_views.subgroup_inspector_json
+  GET  /api/character-table?group=NAME    eqattn.reps.group_views.character_table_json (of G)
+  POST /api/witnesses   WitnessesIn       eqattn.attention.views.witnesses_page
   POST /api/verify      VerifyIn          eqattn.numeric.verify.verify_clustering
 
 No theory here: each endpoint calls one engine view. The work functions below are plain
@@ -105,14 +105,14 @@ class VerifyOut(_Open):
 # ----------------------------------------------------------------------------- work
 def subgroup_view(group: str, cid: int) -> dict:
     from eqattn.groups import get_group
-    from eqattn.report import subgroup_inspector_json
+    from eqattn.reps.group_views import subgroup_inspector_json
 
     return subgroup_inspector_json(get_group(group), cid)
 
 
 def character_table_view(group: str) -> dict:
     from eqattn.groups import get_group
-    from eqattn.report import character_table_json
+    from eqattn.reps.group_views import character_table_json
 
     G = get_group(group)
     return {"group": G.name, **character_table_json(G.subgroup_classes[-1])}
@@ -157,7 +157,7 @@ def character_table(group: str = Query(min_length=1, max_length=MAX_TEXT)) -> di
 @router.post("/api/witnesses", response_model=WitnessPageOut, responses=ERRORS)
 def witnesses(body: WitnessesIn, request: Request) -> dict:
     """A page of every scenario of one clustering with the design's witness (or shortfall)."""
-    from eqattn.attention.report import witnesses_page
+    from eqattn.attention.views import witnesses_page
 
     problem, design = _problem_design(getattr(request.app.state, "backend", None), body)
     return witnesses_page(problem, design, body.clustering, body.offset, body.limit)

@@ -7,7 +7,8 @@ from itertools import islice
 from ..errors import InputError
 from ..reps import format_rep
 from .clusterings import Clustering, clusterings
-from .coverage import Demand, ScenarioResult, Verdict, _Search, check_coverage, check_scenario, scenario_count, scenarios
+from .assignment import Demand
+from .coverage import DesignSearch, ScenarioResult, Verdict, check_coverage, check_scenario, scenario_count, scenarios
 from .design import Design
 from .options import Option, option_table
 from .problem import Problem
@@ -205,7 +206,7 @@ def witnesses_page(problem: Problem, design: Design, clustering: int, offset: in
         raise InputError("offset", f"offset must be 0..{MAX_WITNESS_OFFSET}; got {offset}")
     c = cl[clustering]
     total = scenario_count(problem, c)
-    search = _Search(problem, design, reduce=False)
+    search = DesignSearch(problem, design, reduce=False)
     out = []
     for k, opts in enumerate(islice(scenarios(problem, c), offset, offset + limit)):
         r = check_scenario(problem, design, opts, search)

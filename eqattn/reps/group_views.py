@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .groups import FiniteGroup
-from .reps import irreps_of
+from ..groups import FiniteGroup
+from .irreps import irreps_of
 
 
 def _irreps_json(sub, with_characters: bool = False) -> list[dict]:  # noqa: ANN001
@@ -146,7 +146,7 @@ def subgroup_inspector_json(G: FiniteGroup, cid: int) -> dict:
     >>> v["name"], v["order"], [e["word"] for e in v["elements"]]
     ('C2', 2, ['e', 'a^2'])
     """
-    from .errors import InputError
+    from ..errors import InputError
 
     classes = G.subgroup_classes
     if not 0 <= int(cid) < len(classes):

@@ -1,4 +1,4 @@
-"""The subgroup inspector and character tables (eqattn.report) against hand-worked values
+"""The subgroup inspector and character tables (eqattn.reps.group_views) against hand-worked values
 and group-theoretic laws checked by brute force on the multiplication table."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 
 from eqattn.errors import InputError
 from eqattn.groups import get_group
-from eqattn.report import character_table_json, element_word, subgroup_inspector_json
+from eqattn.reps.group_views import character_table_json, element_word, subgroup_inspector_json
 
 GROUPS = ["C2", "C4", "C6", "D3", "D4", "Q8", "S4", "C2xC2", "Td"]
 E_OF_TYPE = {"real": 1, "complex": 2, "quaternionic": 4}
