@@ -26,17 +26,19 @@ class _Strict(BaseModel):
 class ProblemIn(_Strict):
     """The vanilla layer: group G, token representation V, H heads of dimension d."""
 
-    group: str = Field(min_length=1, max_length=MAX_TEXT, description="catalog name or perm:(1,2),(..)")
-    rep: str = Field(min_length=1, max_length=MAX_TEXT, description="representation text, e.g. 2xA1 + E")
-    heads: int = Field(ge=1, le=MAX_HEADS, description="head count H")
-    head_dim: int = Field(ge=1, le=MAX_HEAD_DIM, description="head dimension d")
+    group: str = Field(
+        min_length=1, max_length=MAX_TEXT, description="catalog name or perm:(1,2),(..)", examples=["C4", "D3", "perm:(1,2,3),(1,2)"]
+    )
+    rep: str = Field(min_length=1, max_length=MAX_TEXT, description="representation text, e.g. 2xA1 + E", examples=["E1", "regular"])
+    heads: int = Field(ge=1, le=MAX_HEADS, description="head count H", examples=[2])
+    head_dim: int = Field(ge=1, le=MAX_HEAD_DIM, description="head dimension d", examples=[1])
 
 
 class OrbitIn(_Strict):
     """One orbit of a design: a subgroup class (id or name) and a representation of it."""
 
-    subgroup: int | str = Field(description="subgroup id (from /api/group) or name")
-    rep: str = Field(max_length=MAX_TEXT, description="representation of the subgroup, e.g. 2xA + B")
+    subgroup: int | str = Field(description="subgroup id (from /api/group) or name", examples=[1, "C2"])
+    rep: str = Field(max_length=MAX_TEXT, description="representation of the subgroup, e.g. 2xA + B", examples=["B", "A + B"])
 
     @field_validator("subgroup", mode="before")
     @classmethod
@@ -51,11 +53,98 @@ class DesignIn(ProblemIn):
 
 
 # ----------------------------------------------------------------------------- responses
-class CatalogEntry(BaseModel):
+# Responses keep the core's JSON as it is (`extra="allow"`: the core may add keys); the
+# fields declared here are the ones the page and docs/contracts.md rely on.
+class _Out(BaseModel):
     model_config = ConfigDict(extra="allow")
+
+
+class CatalogEntry(_Out):
     name: str
     order: int
     family: str | None = None
+
+
+class ClassOut(_Out):
+    size: int
+    order: int
+
+
+class IrrepOut(_Out):
+    label: str
+    dim: int
+    type: str
+    character: list[float] = Field(default_factory=list)
+
+
+class SubgroupOut(_Out):
+    id: int
+    name: str
+    order: int
+    index: int
+    conjugates: int
+    normal: bool | None = None
+    irreps: list[IrrepOut] = Field(default_factory=list)
+
+
+class GroupOut(_Out):
+    """A group: conjugacy classes, real irreps (characters by class), subgroup classes, presets."""
+
+    name: str
+    order: int
+    classes: list[ClassOut]
+    irreps: list[IrrepOut]
+    presets: list[str]
+    subgroups: list[SubgroupOut]
+
+
+class ClusterOrbitOut(_Out):
+    subgroup: int
+    name: str
+    order: int
+    index: int
+    cluster_size: int
+    count: int
+
+
+class ClusteringOut(_Out):
+    id: int
+    heads: int
+    degenerate: bool
+    orbits: list[ClusterOrbitOut]
+    text: str
+
+
+class ProblemOut(_Out):
+    group: str
+    rep: str
+    dim_v: int
+    heads: int
+    head_dim: int
+    vanilla_params: int
+
+
+class ClusteringsOut(ProblemOut):
+    """The G-clusterings of the problem (SPEC §2)."""
+
+    order: int
+    count: int
+    clusterings: list[ClusteringOut]
+
+
+class CoverageClusteringOut(ClusteringOut):
+    covered: bool
+    witness: list[dict[str, Any]] | None = None
+    counterexample: dict[str, Any] | None = None
+
+
+class CoverageOut(ProblemOut):
+    """Which clusterings a design covers, each with a witness or a counterexample (SPEC §4)."""
+
+    design_params: int
+    covered: int
+    total: int
+    clusterings: list[CoverageClusteringOut]
 
 
 class RepOut(BaseModel):
@@ -66,8 +155,7 @@ class RepOut(BaseModel):
     multiplicities: dict[str, int]
 
 
-class DesignOrbitOut(BaseModel):
-    model_config = ConfigDict(extra="allow")
+class DesignOrbitOut(_Out):
     subgroup: int
     name: str
     rep: str
@@ -77,10 +165,9 @@ class DesignOrbitOut(BaseModel):
     params: int
 
 
-class DesignOut(BaseModel):
+class DesignOut(_Out):
     """Parameter counts of a design, for live updates (POST /api/design)."""
 
-    model_config = ConfigDict(extra="allow")
     group: str
     dim_v: int
     heads: int
@@ -93,16 +180,21 @@ class DesignOut(BaseModel):
     orbits: list[DesignOrbitOut]
 
 
-class Features(BaseModel):
-    optimize: bool = False
+class OptimizeOrbitOut(_Out):
+    subgroup: int
+    name: str
+    rep: str
+    heads: int
+    head_dim: int
+    params: int
 
 
-class ErrorItem(BaseModel):
-    loc: list[Any]
-    msg: str
-    type: str = "value_error"
-    field: str = Field(description="the input, e.g. heads or orbits[2].rep")
+class OptimizeOut(ProblemOut):
+    """The covering design with the fewest parameters, proven optimal or with its gap (SPEC §5.5)."""
 
-
-class ErrorOut(BaseModel):
-    detail: list[ErrorItem] | str
+    status: str
+    design_params: int
+    lower_bound: int | float | None = None
+    gap: float | None = None
+    orbits: list[OptimizeOrbitOut]
+    constrained_vanilla_possible: bool | None = None

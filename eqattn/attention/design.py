@@ -11,6 +11,9 @@ from ..reps import Rep, parse_rep
 from .problem import Problem
 
 MAX_DESIGN_ORBITS = 64
+# A design orbit's head dimension dim W, capped like the problem's d (checked before any
+# parameter count, so counts never overflow).
+MAX_ORBIT_HEAD_DIM = 4096
 
 
 @dataclass(frozen=True)
@@ -65,6 +68,11 @@ class Design:
                 raise InputError(f"orbits[{i}]", "each orbit is a pair (subgroup, rep), e.g. C2:B") from None
             sub = problem.group.lattice.resolve(ref, field=f"orbits[{i}].subgroup")
             W = parse_rep(str(text), sub, field=f"orbits[{i}].rep")
+            if W.dim > MAX_ORBIT_HEAD_DIM:
+                raise LimitError(
+                    f"orbits[{i}].rep",
+                    f"head dimension dim W = {W.dim}; at most {MAX_ORBIT_HEAD_DIM} is supported",
+                )
             out.append(DesignOrbit(sub, W))
         return Design(problem, tuple(out))
 

@@ -4,11 +4,76 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import re
 import sys
-from typing import Callable
+from typing import Callable, NoReturn
 
 from ..errors import InputError
 from .optimize_cmd import add_parser as add_optimize
+
+MAX_PORT = 65535
+MAX_SEED = 2**32 - 1
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line `error: <field>: <what is allowed>`, exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        field, text = argparse_field(message)
+        print(f"error: {field}: {text}", file=sys.stderr)
+        self.exit(2)
+
+
+def _option_field(names: str) -> str:
+    """`--head-dim/-d` -> `head_dim`; a positional `name` stays `name`."""
+    parts = names.split("/")
+    long = [p for p in parts if p.startswith("--")]
+    name = (long or parts)[0].lstrip("-")
+    return name.replace("-", "_") or "arguments"
+
+
+def argparse_field(message: str) -> tuple[str, str]:
+    """(field, one-line message) from an argparse error message."""
+    message = " ".join(message.split())
+    m = re.match(r"^argument (\S+): (.*)$", message)
+    if m:
+        names, text = m.group(1), m.group(2)
+        field = _option_field(names)
+        c = re.match(r"^invalid choice: (.*?) \(choose from (.*)\)$", text)
+        if c:
+            return field, f"must be one of {c.group(2).replace(chr(39), '')}, got {c.group(1)}"
+        if text.startswith("expected one argument"):
+            flag = names.split("/")[0]
+            return field, f"{flag} needs a value (a value that starts with '-' is written {flag}=VALUE)"
+        v = re.match(r"^invalid \w+ value: (.*)$", text)
+        if v:
+            return field, f"must be a number, got {v.group(1)}"
+        return field, text
+    m = re.match(r"^the following arguments are required: (.*)$", message)
+    if m:
+        names = [n.strip() for n in m.group(1).split(",")]
+        return _option_field(names[0]), "is required (" + ", ".join(names) + " missing)"
+    m = re.match(r"^unrecognized arguments: (.*)$", message)
+    if m:
+        return "arguments", f"unknown argument(s) {m.group(1)}; see eqattn <command> --help"
+    return "arguments", message
+
+
+def _int_in(name: str, low: int, high: int) -> Callable[[str], int]:
+    """An argparse type: a whole number in [low, high], with a message saying so."""
+
+    def parse(text: str) -> int:
+        try:
+            v = int(text.strip()) if len(text.strip()) <= 20 else None
+        except ValueError:
+            v = None
+        if v is None or not low <= v <= high:
+            raise argparse.ArgumentTypeError(f"must be a whole number from {low} to {high}, got {text!r}")
+        return v
+
+    parse.__name__ = name
+    return parse
 
 
 def _dump(obj: object) -> None:
@@ -134,12 +199,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     from .serve import serve
 
-    serve(args.host, args.port)
+    serve(args.host, args.port, allow_hosts=tuple(args.allow_host))
     return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="eqattn", description="Design G-equivariant multi-head attention.")
+    p = OneLineParser(prog="eqattn", description="Design G-equivariant multi-head attention.")
     sub = p.add_subparsers(dest="command", required=True)
 
     s = sub.add_parser("groups", help="list the group catalog")
@@ -164,12 +229,19 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("verify", help="numerically confirm every 'covered' verdict by building the weights")
     _add_problem_args(s)
     _add_design_args(s)
-    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--seed", type=_int_in("seed", 0, MAX_SEED), default=0, help=f"random seed, 0 to {MAX_SEED}")
     s.set_defaults(func=cmd_verify)
 
     s = sub.add_parser("serve", help="launch the designer web page")
     s.add_argument("--host", default="127.0.0.1")
-    s.add_argument("--port", type=int, default=8000)
+    s.add_argument("--port", type=_int_in("port", 1, MAX_PORT), default=8000, help=f"TCP port, 1 to {MAX_PORT}")
+    s.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a further Host header the server answers (default: localhost names only; repeat)",
+    )
     s.set_defaults(func=cmd_serve)
 
     add_optimize(sub)
@@ -177,17 +249,38 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one command; bad input prints `error: <field>: <what is allowed>` and returns 2."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # --help (0) or a usage error (2, already printed on one line)
+        return int(e.code or 0) if not isinstance(e.code, str) else 2
     func: Callable[[argparse.Namespace], int] = args.func
     try:
-        return func(args)
+        code = func(args)
+        sys.stdout.flush()
+        return code
     except InputError as e:
         print(f"error: {e.field}: {e.message}", file=sys.stderr)
         return 2
+    except MemoryError:
+        print("error: request: not enough memory for this input; use a smaller problem or design", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        _quiet_stdout()
+        return 0
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+
+
+def _quiet_stdout() -> None:
+    """The reader closed stdout (`eqattn ... | head`): drop what is left, exit quietly."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout without a file descriptor (tests)
+        pass
 
 
 if __name__ == "__main__":

@@ -38,7 +38,8 @@ PATTERNS = (
 _CACHE: dict[str, FiniteGroup] = {}  # catalog groups: finitely many, kept
 _CUSTOM: OrderedDict[str, FiniteGroup] = OrderedDict()  # custom groups: the most recent ones
 _CUSTOM_MAX = 64
-_LOCK = threading.RLock()  # the API calls from a thread pool: build each group once
+_LOCK = threading.RLock()  # guards the two caches and _BUILDING (held briefly, never while building)
+_BUILDING: dict[str, threading.RLock] = {}  # one lock per group being built: a slow group delays no other
 
 
 def _err(message: str) -> InputError:
@@ -54,30 +55,40 @@ def get_group(spec: str) -> FiniteGroup:
     if not isinstance(spec, str):
         raise _err(f"a group is given by its name (text), not {type(spec).__name__}; the catalog: {PATTERNS}")
     key = normalise(spec)
-    g = _CACHE.get(key)
+    g = _cached(key)
     if g is not None:
         return g
     with _LOCK:
-        return _get_locked(key)
+        building = _BUILDING.setdefault(key, threading.RLock())
+    with building:  # threads asking for the same group wait for one build; others go on
+        try:
+            g = _cached(key)
+            if g is None:
+                g = _build_custom(key) if key.startswith(("perm:", "mat:")) else _build(key)
+                _store(key, g)
+            return g
+        finally:
+            with _LOCK:
+                _BUILDING.pop(key, None)
 
 
-def _get_locked(key: str) -> FiniteGroup:
-    g = _CACHE.get(key)
-    if g is not None:
+def _cached(key: str) -> FiniteGroup | None:
+    with _LOCK:
+        g = _CACHE.get(key)
+        if g is None and key in _CUSTOM:
+            _CUSTOM.move_to_end(key)
+            g = _CUSTOM[key]
         return g
-    if key.startswith(("perm:", "mat:")):
-        g = _CUSTOM.get(key)
-        if g is None:
-            g = _build_custom(key)
+
+
+def _store(key: str, g: FiniteGroup) -> None:
+    with _LOCK:
+        if key.startswith(("perm:", "mat:")):
             _CUSTOM[key] = g
             while len(_CUSTOM) > _CUSTOM_MAX:
                 _CUSTOM.popitem(last=False)
         else:
-            _CUSTOM.move_to_end(key)
-        return g
-    g = _build(key)
-    _CACHE[key] = g
-    return g
+            _CACHE[key] = g
 
 
 def _build_custom(key: str) -> FiniteGroup:

@@ -18,7 +18,7 @@ import numpy as np
 from ..errors import LimitError
 
 MAX_ORDER = 500
-_LATTICE_LOCK = threading.RLock()
+_LOCKS_GUARD = threading.Lock()  # held only to create a group's own lattice lock
 
 
 def _closure(
@@ -255,10 +255,12 @@ class FiniteGroup:
     # ----- subgroup lattice (built lazily, cached) ------------------------------------
     @property
     def lattice(self) -> "SubgroupLattice":
-        """Built once (under a lock: the web app calls from several threads)."""
+        """Built once, under this group's own lock (threads building other groups go on)."""
         lat = self.__dict__.get("_lattice")
         if lat is None:
-            with _LATTICE_LOCK:
+            with _LOCKS_GUARD:
+                lock = self.__dict__.setdefault("_lattice_lock", threading.RLock())
+            with lock:
                 lat = self.__dict__.get("_lattice")
                 if lat is None:
                     from .subgroups import SubgroupLattice

@@ -11,8 +11,40 @@ from ..attention.clusterings import Clustering
 from ..attention.coverage import Verdict, check_coverage
 from ..attention.design import Design
 from ..attention.problem import Problem
+from ..errors import InputError, LimitError
 from .construct import design_weights, expand_design, sample_vanilla
 from .reference import attention_from_blocks, reference_attention
+
+
+# Memory the weight construction may use (the Hom_K(V, W) bases dominate; SPEC §3).
+MAX_VERIFY_BYTES = 1 << 30
+
+
+def verify_memory(problem: Problem, design: Design) -> tuple[int, int]:
+    """(estimated peak bytes, index of the orbit that needs them) of `verify_design`.
+
+    The basis of Hom_K(V, W) holds p = dim Hom_K(V, W) matrices of size dim W x dim V, built as
+    a list and then stacked (two copies): 16 p dim W dim V bytes, quadratic in W's multiplicity.
+    Example: C2, V = A + B, W = 1000xB: p = 1000, 16 * 1000 * 1000 * 2 = 32 MB."""
+    worst, where = 0, -1
+    n = problem.dim_v
+    for i, o in enumerate(design.orbits):
+        p = problem.restrict(o.sub).hom_dim(o.W)
+        need = 16 * p * o.head_dim * n + 8 * o.head_dim * n * 8
+        if need > worst:
+            worst, where = need, i
+    return worst, where
+
+
+def check_verify_memory(problem: Problem, design: Design, budget: int = MAX_VERIFY_BYTES) -> None:
+    """Refuse up front (LimitError naming the orbit) when the estimate exceeds `budget`."""
+    need, i = verify_memory(problem, design)
+    if need > budget:
+        raise LimitError(
+            f"orbits[{i}].rep",
+            f"building the weights needs about {need / 2**30:.1f} GiB, {need / budget:.1f} times the "
+            f"budget of {budget / 2**30:.1f} GiB; use a smaller head dimension",
+        )
 
 
 @dataclass(frozen=True)
@@ -59,6 +91,9 @@ def verify_scenario(problem: Problem, design: Design, c: Clustering, result, rng
 
 
 def verify_design(problem: Problem, design: Design, seed: int = 0, verdicts: tuple[Verdict, ...] | None = None) -> VerifyReport:
+    check_verify_memory(problem, design)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) < 2**32:
+        raise InputError("seed", f"must be a whole number from 0 to {2**32 - 1}, got {seed!r}")
     rng = np.random.default_rng(seed)
     verdicts = verdicts if verdicts is not None else check_coverage(problem, design)
     worst = 0.0

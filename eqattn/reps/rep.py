@@ -11,13 +11,16 @@ from typing import TYPE_CHECKING, Iterable
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, LimitError
 from .irreps import IrrepSet, irreps_of
 
 if TYPE_CHECKING:
     from ..groups import FiniteGroup, SubgroupClass
 
 PRESETS = ("trivial", "regular", "vector", "perm:<subgroup>")
+# The largest multiplicity one term may give (checked before any arithmetic, so a huge
+# number is refused with this limit instead of overflowing int64).
+MAX_MULTIPLICITY = 1_000_000
 _TERM = re.compile(r"^\s*(?:(\d+)\s*x\s*)?(\S.*?)\s*$")
 
 
@@ -164,7 +167,7 @@ def parse_rep(text: str, sub: "SubgroupClass", field: str = "rep") -> Rep:
         m = _TERM.match(term)
         if not m or not term.strip():
             raise InputError(field, f"cannot read {term.strip()!r}: write terms like '2xA1', joined by '+'")
-        k = int(m.group(1)) if m.group(1) else 1
+        k = _multiplicity(m.group(1), term, field)
         lab = m.group(2)
         idx = _lookup(irr, lab)
         if idx is not None:
@@ -179,6 +182,17 @@ def parse_rep(text: str, sub: "SubgroupClass", field: str = "rep") -> Rep:
             ) from None
         mults += k * np.array(decompose(sub, chi, field).mults)
     return Rep(sub, tuple(int(x) for x in mults))
+
+
+def _multiplicity(digits: str | None, term: str, field: str) -> int:
+    """The `k` of `kxA`, at most MAX_MULTIPLICITY (checked on the digits, before int())."""
+    if not digits:
+        return 1
+    stripped = digits.lstrip("0") or "0"
+    if len(stripped) > len(str(MAX_MULTIPLICITY)) or int(stripped) > MAX_MULTIPLICITY:
+        shown = term.strip() if len(term.strip()) <= 40 else term.strip()[:37] + "..."
+        raise LimitError(field, f"multiplicity too large in {shown!r}: at most {MAX_MULTIPLICITY} per term")
+    return int(stripped)
 
 
 def _split_terms(text: str) -> list[str]:

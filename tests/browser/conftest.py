@@ -1,14 +1,11 @@
 """Browser test fixtures: a live uvicorn server on a free 127.0.0.1 port (in a thread),
 Debian's Chromium driven by Playwright, and the screenshot folder artifacts/screenshots/.
-
-EQATTN_API_BACKEND=fake serves the canned fixtures of tests/api/fixtures/ instead of the core.
 """
 
 from __future__ import annotations
 
 import os
 import socket
-import sys
 import threading
 import time
 from pathlib import Path
@@ -21,15 +18,6 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 VIEWPORT = {"width": 1280, "height": 800}
-
-
-def _backend():
-    if os.environ.get("EQATTN_API_BACKEND", "real") == "fake":
-        sys.path.insert(0, str(ROOT / "tests" / "api"))
-        from fake_backend import FakeBackend
-
-        return FakeBackend()
-    return None
 
 
 def _free_port() -> int:
@@ -45,7 +33,7 @@ def live_server():
     from eqattn.api.app import create_app
 
     port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app(_backend()), host="127.0.0.1", port=port, log_level="warning"))
+    server = uvicorn.Server(uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.time() + 15

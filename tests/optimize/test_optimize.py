@@ -288,6 +288,6 @@ def test_api_route():
     assert data["orbits"][0]["rep"] == "B"
     bad = client.post("/api/optimize", json={"group": "C4", "rep": "X", "heads": 2, "head_dim": 1})
     assert bad.status_code == 422
-    assert bad.json()["detail"][0]["loc"][-1] == "rep"
+    assert bad.json()["field"] == "rep"  # the API error model {field, message} (issue 11)
     # the route answers what the CLI prints (same problem, same JSON)
     assert data["orbits"] == [{"subgroup": 1, "name": "C2", "rep": "B", "heads": 2, "head_dim": 1, "params": 8}]

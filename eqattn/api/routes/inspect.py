@@ -1,15 +1,15 @@
-"""Endpoints of the page's explanations: the subgroup inspector, the character table,
-every witness of a clustering (paged) and "Verify numerically" (issue 12).
+"""The page's explanations (issue 12): the subgroup inspector, the character table of G,
+every witness of a clustering (paged) and "Verify numerically" for one clustering.
 
   GET  /api/subgroup?group=NAME&id=N      eqattn.reps.group_views.subgroup_inspector_json
   GET  /api/character-table?group=NAME    eqattn.reps.group_views.character_table_json (of G)
   POST /api/witnesses   WitnessesIn       eqattn.attention.views.witnesses_page
   POST /api/verify      VerifyIn          eqattn.numeric.verify.verify_clustering
 
-No theory here: each endpoint calls one engine view. The work functions below are plain
-top-level functions of JSON-able arguments (so a worker process can run them). Bad input
-raises the core's `InputError(field, message)`, which the app turns into a 422 naming the
-field. Problems are built through the app's backend (its per-problem cache) when it has one.
+No theory here: each endpoint runs one function of eqattn/api/work.py in the engine's worker
+pools (the group lookups in the pool of the group, witnesses and verify in "heavy"), with the
+server's deadline and cancellation when the client leaves. Bad input raises the core's
+`InputError(field, message)`, answered as `{field, message}` (eqattn/api/errors.py).
 """
 
 from __future__ import annotations
@@ -19,10 +19,14 @@ from typing import Any
 from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..models import MAX_TEXT, DesignIn, ErrorOut
+from ...errors import InputError
+from .. import work
+from ..deps import EngineDep
+from ..errors import ERRORS
+from ..models import MAX_TEXT, DesignIn
+from .designs import orbits
 
 router = APIRouter(tags=["inspect"])
-ERRORS: dict[int | str, dict[str, Any]] = {422: {"model": ErrorOut, "description": "bad input"}}
 
 
 # ----------------------------------------------------------------------------- models
@@ -31,7 +35,7 @@ class _Open(BaseModel):
 
 
 class ElementOut(_Open):
-    index: int
+    index: int = Field(description="the element's number g<index> (g0 is the identity)")
     word: str = Field(description="a word in G's generators a, b, c, ...; e is the identity")
     order: int
     cycles: str | None = Field(default=None, description="disjoint cycles, when G is a permutation group")
@@ -66,6 +70,7 @@ class SubgroupOut(_Open):
     index: int
     conjugates: int
     normal: bool
+    is_whole_group: bool
     generators: list[ElementOut]
     elements: list[ElementOut] | None = Field(description="null when K is too large to list")
     normalizer: dict[str, Any]
@@ -89,7 +94,7 @@ class WitnessPageOut(_Open):
 
 class VerifyIn(DesignIn):
     clustering: int = Field(ge=0, description="clustering id (from /api/clusterings)")
-    seed: int = Field(default=0, ge=0, le=2**31 - 1)
+    seed: int = Field(default=0, ge=0, le=2**32 - 1)
 
 
 class VerifyOut(_Open):
@@ -102,71 +107,47 @@ class VerifyOut(_Open):
     ok: bool
 
 
-# ----------------------------------------------------------------------------- work
-def subgroup_view(group: str, cid: int) -> dict:
-    from eqattn.groups import get_group
-    from eqattn.reps.group_views import subgroup_inspector_json
-
-    return subgroup_inspector_json(get_group(group), cid)
-
-
-def character_table_view(group: str) -> dict:
-    from eqattn.groups import get_group
-    from eqattn.reps.group_views import character_table_json
-
-    G = get_group(group)
-    return {"group": G.name, **character_table_json(G.subgroup_classes[-1])}
-
-
-def _problem_design(backend: Any, body: DesignIn) -> tuple[Any, Any]:
-    from eqattn.attention import Design, Problem
-
-    make = getattr(backend, "problem", None)
-    args = (body.group, body.rep, body.heads, body.head_dim)
-    problem = make(*args) if callable(make) else Problem.create(*args)
-    return problem, Design.create(problem, [(o.subgroup, o.rep) for o in body.orbits])
-
-
-def _renamed(e: Exception, old: tuple[str, ...], new: str) -> Exception:
-    from eqattn.errors import InputError
-
-    if isinstance(e, InputError) and e.field in old:
-        return InputError(new, e.message)
-    return e
+def _group_field(e: InputError) -> InputError:
+    return InputError("group", e.message) if e.field in ("name", "spec") else e
 
 
 # ----------------------------------------------------------------------------- routes
 @router.get("/api/subgroup", response_model=SubgroupOut, responses=ERRORS)
-def subgroup(group: str = Query(min_length=1, max_length=MAX_TEXT), id: int = Query(ge=0, le=100_000)) -> dict:  # noqa: A002
+async def subgroup(
+    engine: EngineDep,
+    request: Request,
+    group: str = Query(min_length=1, max_length=MAX_TEXT, examples=["D4"]),
+    id: int = Query(ge=0, le=100_000, description="subgroup class id (from /api/group)"),  # noqa: A002
+) -> dict:
     """The subgroup inspector of class `id` of G."""
+    name = group.strip()
     try:
-        return subgroup_view(group.strip(), id)
-    except Exception as e:
-        raise _renamed(e, ("name", "spec"), "group") from e
+        return await engine.run(engine.pool_for(name), work.subgroup, name, id, request=request, key=name)
+    except InputError as e:
+        raise _group_field(e) from e
 
 
 @router.get("/api/character-table", response_model=CharacterTableOut, responses=ERRORS)
-def character_table(group: str = Query(min_length=1, max_length=MAX_TEXT)) -> dict:
+async def character_table(
+    engine: EngineDep, request: Request, group: str = Query(min_length=1, max_length=MAX_TEXT, examples=["D3"])
+) -> dict:
     """The real character table of G: conjugacy classes as columns, real irreps as rows."""
+    name = group.strip()
     try:
-        return character_table_view(group.strip())
-    except Exception as e:
-        raise _renamed(e, ("name", "spec"), "group") from e
+        return await engine.run(engine.pool_for(name), work.character_table, name, request=request, key=name)
+    except InputError as e:
+        raise _group_field(e) from e
 
 
 @router.post("/api/witnesses", response_model=WitnessPageOut, responses=ERRORS)
-def witnesses(body: WitnessesIn, request: Request) -> dict:
+async def witnesses(body: WitnessesIn, engine: EngineDep, request: Request) -> dict:
     """A page of every scenario of one clustering with the design's witness (or shortfall)."""
-    from eqattn.attention.views import witnesses_page
-
-    problem, design = _problem_design(getattr(request.app.state, "backend", None), body)
-    return witnesses_page(problem, design, body.clustering, body.offset, body.limit)
+    return await engine.run("heavy", work.witnesses, body.group, body.rep, body.heads, body.head_dim, orbits(body),
+                            body.clustering, body.offset, body.limit, request=request, key=body.group)
 
 
 @router.post("/api/verify", response_model=VerifyOut, responses=ERRORS)
-def verify(body: VerifyIn, request: Request) -> dict:
+async def verify(body: VerifyIn, engine: EngineDep, request: Request) -> dict:
     """Build the weights for one clustering's witnesses and report the worst numerical error."""
-    from eqattn.numeric.verify import verify_clustering
-
-    problem, design = _problem_design(getattr(request.app.state, "backend", None), body)
-    return verify_clustering(problem, design, body.clustering, body.seed)
+    return await engine.run("heavy", work.verify_clustering, body.group, body.rep, body.heads, body.head_dim, orbits(body),
+                            body.clustering, body.seed, request=request, key=body.group)

@@ -52,7 +52,6 @@ async function call(method, path, body, signal) {
 
 const q = encodeURIComponent;
 export const api = {
-  features: (signal) => call("GET", "/api/features", undefined, signal),
   catalog: (signal) => call("GET", "/api/catalog", undefined, signal),
   group: (name, signal) => call("GET", `/api/group?name=${q(name)}`, undefined, signal),
   clusterings: (problem, signal) => call("POST", "/api/clusterings", problem, signal),

@@ -209,7 +209,6 @@ async function init() {
   initHistory();
   renderResults();
   renderDesignHint();
-  api.features().then((f) => { $("optimizer").hidden = !f?.optimize; }).catch(() => {});
   try {
     model.catalog = await api.catalog();
     setErrors("catalog", null);

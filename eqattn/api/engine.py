@@ -1,0 +1,149 @@
+"""The engine behind the API: every computation, bounded in time and memory, cancellable.
+
+`Engine` runs the functions of `work.py` in two pools of killable worker processes (jobs.py):
+"light" for the keystroke calls (a group, live parameter counts) and "heavy" for the
+expensive ones (clusterings, coverage, verify, optimize), so a slow call never holds up a
+cheap one. Routers get it with `Depends(get_engine)` (deps.py); tests swap in a double via
+`app.dependency_overrides[get_engine]`.
+
+Limits (all in one place):
+* every call has a wall-clock deadline covering all of its phases (`DEADLINE_S`; for optimize
+  the request's `time_limit`, of which the search gets `SEARCH_SHARE`);
+* every worker has an address-space cap (`jobs.DEFAULT_MEMORY_BYTES`), so no accepted request
+  grows the server past 2 GB; the weight construction is refused up front by its estimate;
+* a client that disconnects (or a server that shuts down) kills the worker within ~0.2 s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections import OrderedDict
+from typing import Any, Callable
+
+from fastapi import Request
+
+from . import work
+from .jobs import DEFAULT_MEMORY_BYTES, WorkerPool
+
+DEADLINE_S = 60.0  # clusterings, coverage, verify, group, design
+DEFAULT_TIME_LIMIT = 30.0  # optimize, when the request gives none
+MAX_TIME_LIMIT = 300.0
+SEARCH_SHARE = 0.8  # of an optimize time limit, for the search; the rest for its re-checks
+KILL_MARGIN_S = 0.3  # an optimize is killed this long after its time limit
+LIGHT_WORKERS = 2
+HEAVY_NICE = 5  # heavy workers yield the CPU to the server and the light workers
+GROUP_CACHE = 64  # group JSON kept in the server process (catalog groups only)
+CUSTOM = ("perm:", "mat:")  # custom groups may take tens of seconds: always the heavy pool
+
+
+def heavy_workers() -> int:
+    """Concurrent expensive calls: the cores, at least 2 and at most 8."""
+    return max(2, min(8, os.cpu_count() or 2))
+
+
+class Engine:
+    """The API's computations (docs/contracts.md). Each method returns the JSON of the core."""
+
+    def __init__(
+        self,
+        heavy: int | None = None,
+        light: int = LIGHT_WORKERS,
+        memory_bytes: int = DEFAULT_MEMORY_BYTES,
+        deadline_s: float = DEADLINE_S,
+    ) -> None:
+        self.heavy = WorkerPool("heavy", heavy or heavy_workers(), memory_bytes, nice=HEAVY_NICE)
+        self.light = WorkerPool("light", light, memory_bytes)
+        self.deadline_s = float(deadline_s)
+        self._catalog: list[dict] | None = None
+        self._groups: OrderedDict[str, dict] = OrderedDict()
+
+    @staticmethod
+    def pool_for(group: str) -> str:
+        """"light" for a catalog group, "heavy" for a custom one (its lattice may be slow)."""
+        return "heavy" if group.replace(" ", "").startswith(CUSTOM) else "light"
+
+    def close(self) -> None:
+        """Kill every worker (server shutdown)."""
+        self.heavy.close()
+        self.light.close()
+
+    async def run(
+        self,
+        pool: str,
+        fn: Callable[..., Any],
+        *args: Any,
+        request: Request | None = None,
+        deadline: float | None = None,
+        key: str | None = None,
+        limit_field: str = "request",
+        limit_text: str | None = None,
+    ) -> Any:
+        """`fn(*args)` (a function of work.py) in the named pool, cancelled when the client leaves."""
+        cancelled = request.is_disconnected if request is not None else None
+        return await (self.heavy if pool == "heavy" else self.light).run(
+            fn,
+            *args,
+            deadline=self.deadline_s if deadline is None else deadline,
+            key=key,
+            cancelled=cancelled,
+            limit_field=limit_field,
+            limit_text=limit_text,
+        )
+
+    # ------------------------------------------------------------------ groups
+    async def catalog(self) -> list[dict]:
+        if self._catalog is None:
+            self._catalog = await asyncio.to_thread(work.catalog)
+        return self._catalog
+
+    async def group(self, name: str, request: Request | None = None) -> dict:
+        pool = self.pool_for(name)
+        if pool == "light" and name in self._groups:
+            self._groups.move_to_end(name)
+            return self._groups[name]
+        out = await self.run(pool, work.group, name, request=request, key=name)
+        if pool == "light":
+            self._groups[name] = out
+            while len(self._groups) > GROUP_CACHE:
+                self._groups.popitem(last=False)
+        return out
+
+    # ------------------------------------------------------------------ attention theory
+    async def clusterings(self, group: str, rep: str, heads: int, head_dim: int, request: Request | None = None) -> dict:
+        return await self.run("heavy", work.clusterings, group, rep, heads, head_dim, request=request, key=group)
+
+    async def design(self, group: str, rep: str, heads: int, head_dim: int, orbits: work.Orbits, request: Request | None = None) -> dict:
+        return await self.run(self.pool_for(group), work.design, group, rep, heads, head_dim, orbits, request=request, key=group)
+
+    async def coverage(self, group: str, rep: str, heads: int, head_dim: int, orbits: work.Orbits, request: Request | None = None) -> dict:
+        return await self.run("heavy", work.coverage, group, rep, heads, head_dim, orbits, request=request, key=group)
+
+    async def verify(
+        self, group: str, rep: str, heads: int, head_dim: int, orbits: work.Orbits, seed: int = 0, request: Request | None = None
+    ) -> dict:
+        return await self.run("heavy", work.verify, group, rep, heads, head_dim, orbits, seed, request=request, key=group)
+
+    async def optimize(
+        self, group: str, rep: str, heads: int, head_dim: int, time_limit: float | None = None, request: Request | None = None
+    ) -> dict:
+        """The optimiser's JSON, all of it (search, constrained vanilla, re-checks) within `time_limit` s."""
+        tl = DEFAULT_TIME_LIMIT if time_limit is None else float(time_limit)
+        text = (
+            f"the search and its re-checks did not finish within the time limit of {tl:g} s "
+            f"(the search had {SEARCH_SHARE * tl:.3g} s); give a larger time_limit (at most {MAX_TIME_LIMIT:g})"
+        )
+        return await self.run(
+            "heavy",
+            work.optimize,
+            group,
+            rep,
+            heads,
+            head_dim,
+            SEARCH_SHARE * tl,
+            request=request,
+            deadline=tl + KILL_MARGIN_S,
+            key=group,
+            limit_field="time_limit",
+            limit_text=text,
+        )

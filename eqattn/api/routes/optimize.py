@@ -1,0 +1,31 @@
+"""POST /api/optimize: the "Find optimal design" button (eqattn.optimize).
+
+The body is the problem and an optional `time_limit` (seconds, default 30): it bounds the
+whole call — search, constrained-vanilla question and re-checks — and the worker is killed
+when it passes (then a 422 on `time_limit`). The answer is `OptimizeResult.to_json()`, the
+JSON `eqattn optimize --json` prints.
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from pydantic import Field
+
+from ..deps import EngineDep
+from ..engine import MAX_TIME_LIMIT
+from ..errors import ERRORS
+from ..models import OptimizeOut, ProblemIn
+
+router = APIRouter(tags=["optimize"])
+
+
+class OptimizeIn(ProblemIn):
+    """The problem, and how long the whole call may run."""
+
+    time_limit: float | None = Field(default=None, gt=0, le=MAX_TIME_LIMIT, description="seconds (default 30)")
+
+
+@router.post("/api/optimize", response_model=OptimizeOut, responses=ERRORS)
+async def optimize(body: OptimizeIn, engine: EngineDep, request: Request) -> dict:
+    """The covering design with the fewest parameters, proven optimal or with its gap."""
+    return await engine.optimize(body.group, body.rep, body.heads, body.head_dim, body.time_limit, request=request)

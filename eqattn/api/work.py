@@ -1,0 +1,133 @@
+"""What the API computes, as plain top-level functions run inside worker processes (jobs.py).
+
+Each takes and returns JSON-ready values (they are pickled across the process boundary) and
+calls only the core; nothing here knows about HTTP. A worker keeps its recent problems, so
+the keystroke-driven calls of the page (`design`, then `coverage`) reuse them.
+
+Example: `clusterings("C4", "E1", 2, 1)["count"] == 3` (SPEC §6 example 2).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any
+
+from ..attention import Design, Problem, check_report, clusterings_report
+from ..optimize import optimize as _optimize
+from ..groups import catalog_entries, get_group
+from ..numeric import verify_design
+from ..reps.group_views import group_json as _group_json
+
+PROBLEM_CACHE = 32
+_PROBLEMS: OrderedDict[tuple, Problem] = OrderedDict()
+Orbits = list[tuple[int | str, str]]
+
+
+def problem(group: str, rep: str, heads: int, head_dim: int) -> Problem:
+    """The core's Problem, cached per worker (the most recent PROBLEM_CACHE)."""
+    key = (group, rep, heads, head_dim)
+    p = _PROBLEMS.get(key)
+    if p is None:
+        p = Problem.create(group, rep, heads, head_dim)
+        _PROBLEMS[key] = p
+        while len(_PROBLEMS) > PROBLEM_CACHE:
+            _PROBLEMS.popitem(last=False)
+    else:
+        _PROBLEMS.move_to_end(key)
+    return p
+
+
+def catalog() -> list[dict]:
+    return catalog_entries()
+
+
+def group(name: str) -> dict:
+    """eqattn.reps.group_views.group_json of the named group (its lattice is built here, in the worker)."""
+    return _group_json(get_group(name))
+
+
+def clusterings(group: str, rep: str, heads: int, head_dim: int) -> dict:
+    return clusterings_report(problem(group, rep, heads, head_dim))
+
+
+def _design(group: str, rep: str, heads: int, head_dim: int, orbits: Orbits) -> tuple[Problem, Design]:
+    p = problem(group, rep, heads, head_dim)
+    return p, Design.create(p, orbits)
+
+
+def design(group: str, rep: str, heads: int, head_dim: int, orbits: Orbits) -> dict:
+    """The parameter counts of POST /api/design (SPEC §1, §3)."""
+    p, d = _design(group, rep, heads, head_dim, orbits)
+    return design_counts(p, d)
+
+
+def coverage(group: str, rep: str, heads: int, head_dim: int, orbits: Orbits) -> dict:
+    p, d = _design(group, rep, heads, head_dim, orbits)
+    return check_report(p, d)
+
+
+def verify(group: str, rep: str, heads: int, head_dim: int, orbits: Orbits, seed: int = 0) -> dict:
+    """eqattn.numeric.verify_design's JSON (refused up front when its memory estimate is too large)."""
+    p, d = _design(group, rep, heads, head_dim, orbits)
+    return verify_design(p, d, seed=seed).to_json()
+
+
+def optimize(group: str, rep: str, heads: int, head_dim: int, search_limit: float) -> dict:
+    """eqattn.optimize JSON; `search_limit` bounds its search (the server's
+    deadline, which covers the re-checks as well, is enforced by killing this process)."""
+    return _optimize(problem(group, rep, heads, head_dim), search_limit).to_json()
+
+
+def _mults(rep: Any) -> dict[str, int]:
+    return {str(lab): int(m) for lab, m in zip(rep.irreps.labels, rep.mults)}
+
+
+def design_counts(problem: Problem, design: Design) -> dict:
+    """The parameter counts of POST /api/design from the core's Problem and Design (SPEC §1, §3)."""
+    orbits = [{**o.to_json(problem), "multiplicities": _mults(o.W)} for o in design.orbits]
+    vanilla = int(problem.vanilla_params)
+    params = sum(o["params"] for o in orbits)
+    return {
+        "group": str(problem.group.name),
+        "dim_v": int(problem.dim_v),
+        "heads": int(problem.heads),
+        "head_dim": int(problem.head_dim),
+        "vanilla_params": vanilla,
+        "rep": {"text": str(problem.V), "dim": int(problem.dim_v), "multiplicities": _mults(problem.V)},
+        "design_params": params,
+        "design_heads": sum(o["heads"] for o in orbits),
+        "ratio": (params / vanilla) if vanilla else None,
+        "orbits": orbits,
+    }
+
+
+# ------------------------------------------------------------------ the page's explanations (issue 12)
+def subgroup(group_name: str, cid: int) -> dict:
+    """eqattn.reps.group_views.subgroup_inspector_json: the page's subgroup inspector."""
+    from ..reps.group_views import subgroup_inspector_json
+
+    return subgroup_inspector_json(get_group(group_name), cid)
+
+
+def character_table(group_name: str) -> dict:
+    """The real character table of G (eqattn.reps.group_views.character_table_json)."""
+    from ..reps.group_views import character_table_json
+
+    G = get_group(group_name)
+    return {"group": G.name, **character_table_json(G.subgroup_classes[-1])}
+
+
+def witnesses(group: str, rep: str, heads: int, head_dim: int, orbits: Orbits, clustering: int, offset: int, limit: int) -> dict:
+    """One page of every scenario of a clustering with its witness (eqattn.attention.views.witnesses_page)."""
+    from ..attention.views import witnesses_page
+
+    p, d = _design(group, rep, heads, head_dim, orbits)
+    return witnesses_page(p, d, clustering, offset, limit)
+
+
+def verify_clustering(group: str, rep: str, heads: int, head_dim: int, orbits: Orbits, clustering: int, seed: int = 0) -> dict:
+    """"Verify numerically" for one clustering (eqattn.numeric.verify.verify_clustering)."""
+    from ..numeric.verify import verify_clustering as _verify_clustering
+
+    p, d = _design(group, rep, heads, head_dim, orbits)
+    return _verify_clustering(p, d, clustering, seed)
