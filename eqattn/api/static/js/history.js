@@ -8,6 +8,7 @@ import { toUrl } from "./state.js";
 import { $ } from "./util.js";
 
 const MERGE_MS = 1200;
+const MERGEABLE = /^(rep|heads|head-dim|orbit-\d+)$/;  // typing in one field; not add / remove / clone / group
 let index = 0;  // position of the current entry among ours
 let top = 0;    // the last entry Redo can reach
 let last = { kind: null, t: 0 };
@@ -39,7 +40,7 @@ export function commit(kind) {
   const url = toUrl(model.state);
   const now = Date.now();
   if (url === here()) { last = { kind, t: now }; return; }
-  if (kind && kind === last.kind && now - last.t < MERGE_MS && index > 0) {
+  if (kind && MERGEABLE.test(kind) && kind === last.kind && now - last.t < MERGE_MS && index > 0) {
     history.replaceState({ i: index }, "", url);
   } else {
     index += 1;

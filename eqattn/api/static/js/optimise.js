@@ -7,7 +7,7 @@ import { api } from "./api.js";
 import { model, hooks, problemBody } from "./store.js";
 import { problemKey, designKey } from "./state.js";
 import { setErrors, setItems } from "./errors.js";
-import { commit } from "./history.js";
+import { replace } from "./history.js";
 import { abortable } from "./vanilla.js";
 import { renderCards } from "./design.js";
 import { term } from "./glossary.js";
@@ -87,6 +87,6 @@ export function bindOptimiser() {
   $("optimize").addEventListener("click", runOptimize);
   $("time-limit").addEventListener("input", (e) => {
     model.state.timeLimit = e.target.value.trim();
-    if (timeLimit() !== null) { setErrors("optimize", null); commit("time-limit"); }
+    if (timeLimit() !== null) { setErrors("optimize", null); replace(); }
   });
 }
