@@ -129,9 +129,20 @@ class _Worker:
                 self.keys.popitem(last=False)
 
     def kill(self) -> None:
+        """SIGKILL now (the memory goes back at once); the exit status is collected in the
+        background, so a request never waits for it."""
         try:
             self.proc.kill()
-            self.proc.join(timeout=2.0)
+        except (OSError, ValueError, AttributeError):
+            pass
+        try:
+            threading.Thread(target=self._reap, daemon=True).start()
+        except RuntimeError:  # interpreter shutting down: the forkserver reaps it
+            pass
+
+    def _reap(self) -> None:
+        try:
+            self.proc.join(timeout=10.0)
         except (OSError, ValueError, AssertionError):
             pass
         try:
@@ -155,6 +166,7 @@ class WorkerPool:
         self._lock = threading.Lock()
         self._ctx: Any = None
         _LIVE.add(self)
+        weakref.finalize(self, _kill_all, self._idle, self._busy)  # a dropped pool leaves no workers
 
     # ------------------------------------------------------------------ introspection
     def pids(self) -> list[int]:
@@ -332,6 +344,11 @@ class WorkerPool:
         if kind == "input":
             raise InputError(reply[1], reply[2])
         raise WorkerError(str(reply[1]))
+
+
+def _kill_all(idle: list[_Worker], busy: set[_Worker]) -> None:
+    for w in [*idle, *busy]:
+        w.kill()
 
 
 def close_all() -> None:

@@ -12,9 +12,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import signal
 import sys
+import threading
 import time
 
+from contextlib import contextmanager
+from typing import Iterator
+
+from ..errors import LimitError
+from ..optimize.optimizer import DEFAULT_TIME_LIMIT, MAX_TIME_LIMIT
 from ..optimize.solver import BACKENDS
 
 
@@ -68,12 +76,57 @@ def add_parser(subparsers) -> argparse.ArgumentParser:  # noqa: ANN001
     p.add_argument("--rep", "-V", required=True, help="V as irrep multiplicities, e.g. '2xA1 + E1', or a preset")
     p.add_argument("--heads", "-H", required=True, help="number of heads H")
     p.add_argument("--head-dim", "-d", dest="head_dim", required=True, help="head dimension d")
-    p.add_argument("--time-limit", "-t", dest="time_limit", default=None, help="seconds for the search (default 60)")
+    p.add_argument("--time-limit", "-t", dest="time_limit", default=None, help="seconds for the whole command: the search gets 80 %%, the re-checks the rest (default 60)")
     p.add_argument("--solver", default="highs", choices=BACKENDS, help="integer programming solver (default highs)")
     p.add_argument("--no-constrained", dest="constrained", action="store_false", help="skip the constrained-vanilla question")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run)
     return p
+
+
+SEARCH_SHARE = 0.8  # of --time-limit for the search; the rest for the re-checks (as the API)
+KILL_MARGIN_S = 0.3  # the command stops this long after --time-limit
+HARD_STOP_S = 0.5  # ... or, when C code holds up the signal, this much later (os._exit)
+
+
+def _total_seconds(value: object) -> float | None:
+    """--time-limit as a number of seconds (default DEFAULT_TIME_LIMIT); None if it is not a
+    positive number at most MAX_TIME_LIMIT (then optimize() raises the InputError)."""
+    if value is None:
+        return DEFAULT_TIME_LIMIT
+    try:
+        tl = float(str(value))
+    except ValueError:
+        return None
+    return tl if 0 < tl <= MAX_TIME_LIMIT else None
+
+
+@contextmanager
+def wall_clock_limit(seconds: float | None, field: str, message: str) -> Iterator[None]:
+    """Raise LimitError(field, message) in this (main) thread after `seconds` of wall clock,
+    whatever phase the work is in (SIGALRM; numpy and HiGHS return within their own limits)."""
+    if seconds is None or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(signum: int, frame: object) -> None:
+        raise LimitError(field, message)
+
+    def hard_stop() -> None:  # the main thread is stuck in C code: leave anyway
+        print(f"error: {field}: {message}", file=sys.stderr, flush=True)
+        os._exit(2)
+
+    old = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    watchdog = threading.Timer(seconds + HARD_STOP_S, hard_stop)
+    watchdog.daemon = True
+    watchdog.start()
+    try:
+        yield
+    finally:
+        watchdog.cancel()
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
 
 
 def _orbit_line(o: dict) -> str:
@@ -86,9 +139,17 @@ def run(args: argparse.Namespace) -> int:
     from ..optimize import optimize
 
     problem = Problem.create(args.group, args.rep, args.heads, args.head_dim)
+    total = _total_seconds(args.time_limit)
+    search = args.time_limit if total is None else SEARCH_SHARE * total  # bad values: optimize() says why
     bar = _ProgressLine()
     try:
-        res = optimize(problem, args.time_limit, constrained=args.constrained, backend=args.solver, progress=bar)
+        with wall_clock_limit(
+            None if total is None else total + KILL_MARGIN_S,
+            "time_limit",
+            f"the search and its re-checks did not finish within {total:g} s (the search had "
+            f"{SEARCH_SHARE * (total or 0):.3g} s); give a larger --time-limit" if total else "",
+        ):
+            res = optimize(problem, search, constrained=args.constrained, backend=args.solver, progress=bar)
     finally:
         bar.close()
     data = res.to_json()

@@ -16,6 +16,7 @@ import time
 from ..attention import Design, Problem, check_coverage
 from ..errors import InputError, LimitError
 from ..numeric import verify_design
+from ..numeric.verify import MAX_VERIFY_BYTES, verify_memory
 from . import solver
 from .lazy import Context, Progress, lazy
 from .program import Objective
@@ -158,10 +159,12 @@ def optimize(
     witnesses = sum(len(v.witnesses) for v in verdicts)
     if numeric_check is None:
         numeric_check = witnesses <= NUMERIC_MAX_SCENARIOS and problem.dim_v <= NUMERIC_MAX_DIM_V
+        numeric_check = numeric_check and verify_memory(problem, design)[0] <= MAX_VERIFY_BYTES
     err = _numeric(problem, design, verdicts, "optimal") if numeric_check else None
     if cres is not None and cres.design is not None:
         cv = _recheck(problem, cres.design, "constrained-vanilla")
-        if numeric_check and sum(len(v.witnesses) for v in cv) <= NUMERIC_MAX_SCENARIOS:
+        if (numeric_check and sum(len(v.witnesses) for v in cv) <= NUMERIC_MAX_SCENARIOS
+                and verify_memory(problem, cres.design)[0] <= MAX_VERIFY_BYTES):
             _numeric(problem, cres.design, cv, "constrained-vanilla")
     if design.params != 4 * cost_units:
         raise RuntimeError("internal error: design cost differs from the program's objective")

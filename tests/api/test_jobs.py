@@ -119,3 +119,14 @@ def test_calls_beyond_the_pool_size_queue_and_all_finish():
         assert len(p.pids()) == 1 and not p.busy_pids()
     finally:
         p.close()
+
+
+def test_a_dropped_pool_leaves_no_workers():
+    import gc
+
+    p = WorkerPool("dropped", size=1, memory_bytes=1 << 30)
+    assert run(p.run(abs, -3, deadline=30)) == 3
+    (pid,) = p.pids()
+    del p
+    gc.collect()
+    wait_gone(pid, 2.0)

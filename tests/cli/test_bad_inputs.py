@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -101,3 +102,19 @@ def test_closed_stdout_exits_quietly(argv):
     err = proc.stderr.read()
     code = proc.wait(timeout=60)
     assert err == b"" and code == 0, err
+
+
+def _timed(*argv: str) -> tuple[float, int, bytes]:
+    t0 = time.monotonic()
+    proc = subprocess.run([sys.executable, "-m", "eqattn.cli.main", *argv], capture_output=True, timeout=300)
+    return time.monotonic() - t0, proc.returncode, proc.stderr
+
+
+def test_optimize_time_limit_covers_the_whole_command():
+    """Issue 11: --time-limit 1 ran for minutes (re-checks on top). Now the command stops at
+    the limit (+0.3 s, or +0.8 s when C code holds up the signal) with one line and exit 2."""
+    startup, code, _ = _timed("optimize", "-G", "C4", "-V", "E1", "-H", "2", "-d", "1", "--time-limit", "5")
+    assert code == 0
+    took, code, err = _timed("optimize", "-G", "C2", "-V", "6xA + 6xB", "-H", "2", "-d", "4096", "--time-limit", "2")
+    assert code == 2 and err.decode().startswith("error: time_limit: ") and err.count(b"\n") == 1, err
+    assert took - startup < 2 + 1.5, (took, startup)

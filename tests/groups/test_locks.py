@@ -8,6 +8,7 @@ import threading
 import pytest
 
 from eqattn.groups import catalog
+from eqattn.groups import finite_group
 from eqattn.groups.finite_group import FiniteGroup
 from eqattn.groups.subgroups import SubgroupLattice
 
@@ -73,7 +74,7 @@ def test_a_slow_lattice_does_not_block_another_groups_lattice(monkeypatch):
             assert release.wait(30)
         return real(G)
 
-    monkeypatch.setattr(SubgroupLattice, "build", staticmethod(build))
+    monkeypatch.setattr(finite_group, "_LATTICE_BUILDER", [build])
     t = threading.Thread(target=lambda: slow_group.lattice)
     t.start()
     try:

@@ -291,3 +291,15 @@ def test_api_route():
     assert bad.json()["field"] == "rep"  # the API error model {field, message} (issue 11)
     # the route answers what the CLI prints (same problem, same JSON)
     assert data["orbits"] == [{"subgroup": 1, "name": "C2", "rep": "B", "heads": 2, "head_dim": 1, "params": 8}]
+
+
+def test_numeric_recheck_is_skipped_when_its_memory_estimate_is_over_budget(monkeypatch):
+    """The weight re-check would be refused (LimitError) above the budget: the optimiser skips
+    it and says so (numeric_worst_rel_error None) instead of failing (issue 11)."""
+    from eqattn.optimize import optimizer
+
+    p = Problem.create("C4", "E1", 2, 1)
+    assert optimize(p, 10).to_json()["verified"]["numeric_worst_rel_error"] is not None
+    monkeypatch.setattr(optimizer, "MAX_VERIFY_BYTES", 1)
+    data = optimize(p, 10).to_json()
+    assert data["verified"]["numeric_worst_rel_error"] is None and data["design_params"] == 8
