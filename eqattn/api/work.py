@@ -99,3 +99,35 @@ def design_counts(problem: Problem, design: Design) -> dict:
         "ratio": (params / vanilla) if vanilla else None,
         "orbits": orbits,
     }
+
+
+# ------------------------------------------------------------------ the page's explanations (issue 12)
+def subgroup(group_name: str, cid: int) -> dict:
+    """eqattn.reps.group_views.subgroup_inspector_json: the page's subgroup inspector."""
+    from ..reps.group_views import subgroup_inspector_json
+
+    return subgroup_inspector_json(get_group(group_name), cid)
+
+
+def character_table(group_name: str) -> dict:
+    """The real character table of G (eqattn.reps.group_views.character_table_json)."""
+    from ..reps.group_views import character_table_json
+
+    G = get_group(group_name)
+    return {"group": G.name, **character_table_json(G.subgroup_classes[-1])}
+
+
+def witnesses(group: str, rep: str, heads: int, head_dim: int, orbits: Orbits, clustering: int, offset: int, limit: int) -> dict:
+    """One page of every scenario of a clustering with its witness (eqattn.attention.views.witnesses_page)."""
+    from ..attention.views import witnesses_page
+
+    p, d = _design(group, rep, heads, head_dim, orbits)
+    return witnesses_page(p, d, clustering, offset, limit)
+
+
+def verify_clustering(group: str, rep: str, heads: int, head_dim: int, orbits: Orbits, clustering: int, seed: int = 0) -> dict:
+    """"Verify numerically" for one clustering (eqattn.numeric.verify.verify_clustering)."""
+    from ..numeric.verify import verify_clustering as _verify_clustering
+
+    p, d = _design(group, rep, heads, head_dim, orbits)
+    return _verify_clustering(p, d, clustering, seed)

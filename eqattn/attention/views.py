@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from itertools import islice
+
+from ..errors import InputError
 from ..reps import format_rep
 from .clusterings import Clustering, clusterings
 from .assignment import Demand
-from .coverage import ScenarioResult, Verdict, check_coverage
+from .coverage import DesignSearch, ScenarioResult, Verdict, check_coverage, check_scenario, scenario_count, scenarios
 from .design import Design
 from .options import Option, option_table
 from .problem import Problem
@@ -174,3 +177,41 @@ def check_report(problem: Problem, design: Design) -> dict:
         "orbits": [{"subgroup": o.sub.id, "rep": format_rep(o.W)} for o in design.orbits],
         "clusterings": [verdict_json(problem, design, v) for v in verdicts],
     }
+
+
+MAX_WITNESS_PAGE = 50  # scenarios per page of witnesses_page
+MAX_WITNESS_OFFSET = 1_000_000
+
+
+def witnesses_page(problem: Problem, design: Design, clustering: int, offset: int = 0, limit: int = 10) -> dict:
+    """One page of EVERY scenario of a clustering with the design's witness for it (SPEC §4.5).
+
+    The coverage report checks only the scenarios left after the design-specific dominance
+    reduction (the others are easier); this view enumerates all `scenario_count` scenarios
+    of the unreduced option table, in order, and solves each. A scenario the design cannot
+    realise comes back with its shortfall (`"ok": false`).
+
+    >>> from eqattn.attention import Problem, Design
+    >>> p = Problem.create("C4", "E1", 2, 1)
+    >>> page = witnesses_page(p, Design.create(p, [("C2", "B")]), 2)
+    >>> page["total"] == len(page["witnesses"]), all(w["ok"] for w in page["witnesses"])
+    (True, True)
+    """
+    cl = clusterings(problem)
+    if not 0 <= clustering < len(cl):
+        raise InputError("clustering", f"this problem has clusterings 0..{len(cl) - 1}; got {clustering}")
+    if not 1 <= limit <= MAX_WITNESS_PAGE:
+        raise InputError("limit", f"a page holds 1..{MAX_WITNESS_PAGE} scenarios; got {limit}")
+    if not 0 <= offset <= MAX_WITNESS_OFFSET:
+        raise InputError("offset", f"offset must be 0..{MAX_WITNESS_OFFSET}; got {offset}")
+    c = cl[clustering]
+    total = scenario_count(problem, c)
+    search = DesignSearch(problem, design, reduce=False)
+    out = []
+    for k, opts in enumerate(islice(scenarios(problem, c), offset, offset + limit)):
+        r = check_scenario(problem, design, opts, search)
+        item = scenario_json(problem, design, r)
+        item["index"] = offset + k
+        item["ok"] = r.ok
+        out.append(item)
+    return {"clustering": clustering, "total": total, "offset": offset, "limit": limit, "witnesses": out}

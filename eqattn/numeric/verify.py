@@ -109,3 +109,31 @@ def verify_design(problem: Problem, design: Design, seed: int = 0, verdicts: tup
             worst_eq = max(worst_eq, eq)
             n_s += 1
     return VerifyReport(n_c, n_s, worst, worst_eq)
+
+
+def verify_clustering(problem: Problem, design: Design, clustering: int, seed: int = 0) -> dict:
+    """Numerically check one clustering's verdict (SPEC §4.5): when the design covers it,
+    sample a G-equivariant vanilla layer per checked scenario, build the design's weights
+    from the witness and report the worst relative output error (and the vanilla layer's
+    equivariance error). The "Verify numerically" button of the page.
+
+    >>> from eqattn.attention import Problem, Design
+    >>> p = Problem.create("C4", "E1", 2, 1)
+    >>> r = verify_clustering(p, Design.create(p, [("C2", "B")]), 0)
+    >>> r["covered"], r["scenarios_verified"], r["worst_rel_error"] < 1e-8
+    (True, 1, True)
+    """
+    from ..attention.clusterings import clusterings
+    from ..attention.coverage import check_clustering
+    from ..errors import InputError
+
+    cl = clusterings(problem)
+    if not 0 <= clustering < len(cl):
+        raise InputError("clustering", f"this problem has clusterings 0..{len(cl) - 1}; got {clustering}")
+    v = check_clustering(problem, design, cl[clustering])
+    rep = verify_design(problem, design, seed=seed, verdicts=(v,))
+    return {"clustering": clustering, "covered": v.covered, **rep.to_json(), "tolerance": VERIFY_TOLERANCE,
+            "ok": (not v.covered) or rep.worst_rel_error <= VERIFY_TOLERANCE}
+
+
+VERIFY_TOLERANCE = 1e-8  # relative output error below which the numbers agree

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from . import catalog, clusterings, designs, groups, optimize, page
+from . import catalog, clusterings, designs, groups, inspect, optimize, page
 
 ROUTERS: list[APIRouter] = [
     catalog.router,
@@ -17,5 +17,6 @@ ROUTERS: list[APIRouter] = [
     clusterings.router,
     designs.router,
     optimize.router,
+    inspect.router,  # subgroup inspector, character table, witnesses, verify (issue 12)
     page.router,
 ]

@@ -1,13 +1,30 @@
-// The JSON API (eqattn/api/app.py). Every number the page shows comes from here.
+// The JSON API (eqattn/api). Every number the page shows comes from here.
 
 export class ApiError extends Error {
-  // status: HTTP status (0 for network errors); items: [{field, msg}] from the API's error
-  // model {field, message, errors: [{field, message}]} (eqattn/api/errors.py).
+  // status: HTTP status (0 for network errors); items: [{field, msg}] for 4xx answers.
   constructor(status, message, items = []) {
     super(message);
     this.status = status;
     this.items = items;
   }
+}
+
+function fieldOf(item) {
+  if (item.field) return item.field;
+  const loc = Array.isArray(item.loc) ? item.loc.slice() : [];
+  if (["body", "query", "path"].includes(loc[0])) loc.shift();
+  let out = "";
+  for (const p of loc) out += typeof p === "number" ? `[${p}]` : (out ? "." : "") + p;
+  return out || "request";
+}
+
+// The error items of an answer: {"detail": [{loc, msg, field}]} or {"field", "message", "errors"?}.
+function itemsOf(data) {
+  if (!data || typeof data !== "object") return [];
+  if (Array.isArray(data.detail)) return data.detail.map((d) => ({ field: fieldOf(d), msg: String(d.msg || d.message || "invalid value") }));
+  if (Array.isArray(data.errors) && data.errors.length) return data.errors.map((d) => ({ field: d.field || "request", msg: String(d.message || d.msg || "invalid value") }));
+  if (typeof data.message === "string") return [{ field: data.field || "request", msg: data.message }];
+  return [];
 }
 
 async function call(method, path, body, signal) {
@@ -26,20 +43,23 @@ async function call(method, path, body, signal) {
   let data = null;
   try { data = await resp.json(); } catch (e) { if (e.name === "AbortError") throw e; }
   if (resp.ok) return data;
-  if (resp.status === 422 && data && typeof data.field === "string") {
-    const list = Array.isArray(data.errors) && data.errors.length ? data.errors : [data];
-    const items = list.map((d) => ({ field: String(d.field || "request"), msg: String(d.message || "invalid value") }));
-    throw new ApiError(422, items.map((i) => `${i.field}: ${i.msg}`).join("; "), items);
-  }
-  const detail = data && typeof data.message === "string" ? data.message : `${resp.status} ${resp.statusText}`;
+  const items = resp.status < 500 ? itemsOf(data) : [];
+  if (items.length) throw new ApiError(resp.status, items.map((i) => `${i.field}: ${i.msg}`).join("; "), items);
+  const detail = data && typeof data.detail === "string" ? data.detail
+    : data && typeof data.message === "string" ? data.message : `${resp.status} ${resp.statusText}`;
   throw new ApiError(resp.status, `Server error: ${detail}`);
 }
 
+const q = encodeURIComponent;
 export const api = {
   catalog: (signal) => call("GET", "/api/catalog", undefined, signal),
-  group: (name, signal) => call("GET", `/api/group?name=${encodeURIComponent(name)}`, undefined, signal),
+  group: (name, signal) => call("GET", `/api/group?name=${q(name)}`, undefined, signal),
   clusterings: (problem, signal) => call("POST", "/api/clusterings", problem, signal),
   design: (body, signal) => call("POST", "/api/design", body, signal),
   coverage: (body, signal) => call("POST", "/api/coverage", body, signal),
   optimize: (body, signal) => call("POST", "/api/optimize", body, signal),
+  subgroup: (group, id, signal) => call("GET", `/api/subgroup?group=${q(group)}&id=${id}`, undefined, signal),
+  characterTable: (group, signal) => call("GET", `/api/character-table?group=${q(group)}`, undefined, signal),
+  witnesses: (body, signal) => call("POST", "/api/witnesses", body, signal),
+  verify: (body, signal) => call("POST", "/api/verify", body, signal),
 };

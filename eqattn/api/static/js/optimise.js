@@ -1,0 +1,92 @@
+// The optimiser panel ("Find optimal design", POST /api/optimize): an adjustable time limit,
+// an elapsed-time bar against it with Cancel, and an honest verdict: "proven optimal" or
+// "best found, gap x % (bound y)" — styled differently, never success-green unless proven.
+// The status belongs to the input it was computed for and disappears when that changes (B2).
+
+import { api } from "./api.js";
+import { model, hooks, problemBody } from "./store.js";
+import { problemKey, designKey } from "./state.js";
+import { setErrors, setItems } from "./errors.js";
+import { replace } from "./history.js";
+import { abortable } from "./vanilla.js";
+import { renderCards } from "./design.js";
+import { term } from "./glossary.js";
+import { $, h, fmt, startProgress } from "./util.js";
+
+export const MAX_TIME_LIMIT = 300;
+
+// The time limit as typed, or an inline error at its box.
+function timeLimit() {
+  const t = String($("time-limit").value).trim();
+  const x = Number(t);
+  if (!t || !Number.isFinite(x) || x <= 0 || x > MAX_TIME_LIMIT) {
+    setItems("optimize", [{ field: "time_limit", el: $("time-limit"), msg: `enter seconds, more than 0 and at most ${MAX_TIME_LIMIT}` }]);
+    return null;
+  }
+  return x;
+}
+
+export async function runOptimize() {
+  const tl = timeLimit();
+  if (tl === null) return;
+  const c = abortable("optimize");
+  model.optimum = null;
+  renderOptimum();
+  setErrors("optimize", null);
+  const stop = startProgress("optimize-progress", "Searching the cheapest covering design", c, tl);
+  $("optimize").disabled = true;
+  const pk = problemKey(model.state);
+  try {
+    const r = await api.optimize({ ...problemBody(), time_limit: tl }, c.signal);
+    if (problemKey(model.state) !== pk) return;  // the input changed meanwhile: not for this one
+    model.state.orbits = r.orbits.map((o) => ({ subgroup: o.subgroup, rep: o.rep }));
+    model.optimum = { result: r, pk, dk: designKey(model.state) };
+    renderCards();
+    hooks.designChanged("optimize");  // one history step; renders the status
+    stop();
+    await hooks.runCoverage();
+  } catch (e) {
+    if (e.name === "AbortError") { $("optimize-cancelled").hidden = false; return; }
+    setErrors("optimize", e);
+  } finally {
+    stop();
+    $("optimize").disabled = false;
+  }
+}
+
+export function optimumFresh() {
+  const o = model.optimum;
+  return !!o && o.pk === problemKey(model.state) && o.dk === designKey(model.state);
+}
+
+export function renderOptimum() {
+  const box = $("optimize-status");
+  $("optimize-cancelled").hidden = true;
+  box.textContent = "";
+  box.className = "optimize-status";
+  if (!optimumFresh()) { box.hidden = true; return; }
+  const r = model.optimum.result;
+  box.hidden = false;
+  if (r.status === "optimal") {
+    box.classList.add("proven");
+    box.append(h("p", { class: "headline" }, "✓ ", term("Proven optimal", "optimal"), `: ${fmt(r.design_params)} parameters`,
+                  ` (vanilla ${fmt(r.vanilla_params)}, ratio ${(r.design_params / r.vanilla_params).toFixed(2)})`),
+               h("p", { class: "why", text: `No design with fewer parameters covers every clustering (the solver's lower bound is ${fmt(r.lower_bound)}); found in ${r.time_s ?? "?"} s.` }));
+  } else {
+    const gapPct = Math.round(1000 * (r.gap ?? 1)) / 10;
+    box.classList.add("unproven");
+    box.append(h("p", { class: "headline" }, "Best found: ", `${fmt(r.design_params)} parameters, `,
+                  term("gap", "gap"), ` ${gapPct} % (`, term("lower bound", "bound"), ` ${fmt(r.lower_bound)})`, " — not proven optimal"),
+               h("p", { class: "why", text: `The optimum lies between ${fmt(r.lower_bound)} and ${fmt(r.design_params)}: at most ${gapPct} % of these parameters could still be saved. ` +
+                 `The search stopped at its time limit; raise it to tighten the gap.` +
+                 (r.design_params === r.vanilla_params ? " This design costs as much as the vanilla layer." : "") }));
+  }
+}
+
+export function bindOptimiser() {
+  $("optimize").addEventListener("click", runOptimize);
+  $("time-limit").addEventListener("input", (e) => {
+    model.state.timeLimit = e.target.value.trim();
+    if (timeLimit() !== null) { setErrors("optimize", null); replace(); }
+  });
+}

@@ -1,0 +1,50 @@
+// The page's shared model: the state (mirrored in the URL) and what the server answered.
+// Modules read and write `model`; cross-module actions go through `hooks` (filled by app.js).
+
+import { fromUrl, intOrRaw } from "./state.js";
+
+export const PAGE = 120; // clustering boxes rendered at a time
+
+export const model = {
+  state: fromUrl(),
+  catalog: [],
+  group: null,          // GET /api/group answer for state.group
+  subgroups: new Map(), // subgroup id -> subgroup entry
+  counts: null,         // last POST /api/design answer for the current input (null when invalid)
+  lastProblem: null,    // last valid vanilla-layer numbers (dim V etc.)
+  problemValid: false,  // the current problem (G, V, H, d) is valid
+  designValid: false,   // ... and so is the design
+  pending: false,       // a counts request is on its way
+  pendingProblem: false, // ... after a change of G, V, H or d
+  // results, each with the key of the input it answers (state.js problemKey / designKey)
+  clusterings: null, clKey: null,
+  coverage: null, cvKey: null, coverageById: new Map(),
+  optimum: null,        // {result, pk, dk}: the optimiser's answer and the input it was for
+  shown: PAGE,
+};
+
+export const hooks = {
+  problemChanged: () => {},
+  designChanged: () => {},
+  runCoverage: async () => {},
+  runClusterings: async () => {},
+  openInspector: () => {},
+  openGlossary: () => {},
+  renderAll: () => {},
+  countsSettled: () => {},
+};
+
+export function subName(id) {
+  const s = model.subgroups.get(id);
+  return s ? s.name : String(id);
+}
+
+export function problemBody() {
+  const s = model.state;
+  return { group: s.group, rep: s.rep, heads: intOrRaw(s.heads), head_dim: intOrRaw(s.headDim) };
+}
+
+export function designBody() {
+  return { ...problemBody(), orbits: model.state.orbits.map((o) => ({ subgroup: o.subgroup, rep: o.rep })) };
+}
+

@@ -1,0 +1,58 @@
+// Small DOM helpers shared by every module of the page.
+
+export const $ = (id) => document.getElementById(id);
+
+// h("button", {class: "x", onclick: f, text: "Go"}, child, ...)
+export function h(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === "class") e.className = v;
+    else if (k === "text") e.textContent = v;
+    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v === true ? "" : String(v));
+  }
+  for (const c of children.flat()) if (c !== null && c !== undefined && c !== false) e.append(c);
+  return e;
+}
+
+export function fmt(n) {
+  return typeof n === "number" ? n.toLocaleString("en-US") : "–";
+}
+
+export function plural(n, word, many = word + "s") {
+  return `${n} ${n === 1 ? word : many}`;
+}
+
+// Scientific notation for small errors: 3.2e-15.
+export function sci(x) {
+  return typeof x === "number" ? (x === 0 ? "0" : x.toExponential(1)) : "–";
+}
+
+// A download of `text` named `name`.
+export function download(name, text, type) {
+  const blob = new Blob([text], { type });
+  const a = h("a", { href: URL.createObjectURL(blob), download: name });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+}
+
+// An elapsed-time progress line with a Cancel button; returns stop().
+export function startProgress(id, label, controller, limitS = null) {
+  const box = $(id);
+  const text = box.querySelector(".progress-text");
+  const bar = box.querySelector(".progress-bar");
+  const t0 = performance.now();
+  box.hidden = false;
+  const tick = () => {
+    const s = (performance.now() - t0) / 1000;
+    text.textContent = `${label}… ${s.toFixed(1)} s` + (limitS ? ` of ${limitS} s` : "");
+    if (bar && limitS) bar.style.width = `${Math.min(100, (100 * s) / limitS)}%`;
+  };
+  tick();
+  const timer = setInterval(tick, 100);
+  box.querySelector(".cancel").onclick = () => controller.abort();
+  return () => { clearInterval(timer); box.hidden = true; if (bar) bar.style.width = "0"; };
+}

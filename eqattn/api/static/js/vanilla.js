@@ -1,0 +1,253 @@
+// Panel 1, the vanilla layer: the group picker, V (text, presets, irrep steppers), H, d and
+// the live parameter counts (POST /api/design on every edit, debounced).
+
+import { api, ApiError } from "./api.js";
+import { model, hooks, designBody, problemBody } from "./store.js";
+import { repText, parseMults, problemKey, designKey } from "./state.js";
+import { setErrors, setItems, errorsOf, renderErrors } from "./errors.js";
+import { $, h, fmt, plural, startProgress } from "./util.js";
+
+const FAMILY = { cyclic: "Cyclic", dihedral: "Dihedral", symmetric: "Symmetric", alternating: "Alternating",
+                 Q8: "Quaternion", product: "Products", point: "Point groups", other: "Other" };
+const DEBOUNCE_MS = 150;
+const controllers = {};
+
+export function abortable(source) {
+  controllers[source]?.abort();
+  const c = new AbortController();
+  controllers[source] = c;
+  return c;
+}
+
+export function abort(source) {
+  controllers[source]?.abort();
+}
+
+// ------------------------------------------------------------------------------ catalog / group
+export function renderCatalog() {
+  const sel = $("group-select");
+  sel.textContent = "";
+  const families = new Map();
+  for (const e of model.catalog) {
+    const fam = e.family || "other";
+    if (!families.has(fam)) families.set(fam, []);
+    families.get(fam).push(e);
+  }
+  for (const [fam, entries] of families) {
+    const og = h("optgroup", { label: FAMILY[fam] || fam });
+    for (const e of entries) og.append(h("option", { value: e.name, text: `${e.name}  (order ${e.order})` }));
+    sel.append(og);
+  }
+  sel.append(h("option", { value: "__custom__", text: "Custom: permutation generators…" }));
+  syncGroupSelect();
+}
+
+export function syncGroupSelect() {
+  const sel = $("group-select");
+  const name = model.state.group;
+  if (name.startsWith("perm:")) {
+    sel.value = "__custom__";
+    $("custom-row").hidden = false;
+    $("custom-gens").value = name.slice(5);
+    return;
+  }
+  $("custom-row").hidden = true;
+  if (sel.options.length && ![...sel.options].some((o) => o.value === name)) {
+    sel.prepend(h("option", { value: name, text: name }));
+  }
+  sel.value = name;
+}
+
+export async function loadGroup(name) {
+  const c = abortable("group");
+  $("group-info").textContent = "loading…";
+  const stop = startProgress("clusterings-progress", `Loading ${name}`, c);
+  try {
+    const g = await api.group(name, c.signal);
+    setErrors("group", null);
+    return g;
+  } catch (e) {
+    if (e.name === "AbortError") return null;
+    setErrors("group", e instanceof ApiError && e.items.length
+      ? new ApiError(422, e.message, e.items.map((i) => ({ ...i, field: "group" })))
+      : e);
+    return null;
+  } finally {
+    stop();
+    renderGroupInfo();
+  }
+}
+
+function renderGroupInfo() {
+  const g = model.group;
+  $("group-info").textContent = g
+    ? `order ${g.order} · ${plural(g.irreps.length, "irrep")} · ${plural(g.subgroups.length, "subgroup class", "subgroup classes")}`
+    : "";
+  $("inspect-group").hidden = !g;
+}
+
+export function useGroup(g) {
+  model.group = g;
+  model.subgroups = new Map(g.subgroups.map((s) => [s.id, s]));
+  renderGroupInfo();
+  renderPresets();
+  renderIrreps();
+}
+
+// ------------------------------------------------------------------------------ V
+function renderPresets() {
+  const box = $("presets");
+  box.textContent = "";
+  box.append(h("span", { class: "muted", text: "presets:" }));
+  const g = model.group;
+  for (const p of g.presets || []) {
+    if (p.includes("<")) continue;  // a template such as "perm:<subgroup>": the picker below
+    box.append(h("button", { type: "button", "data-preset": p, title: `V = ${p}`, text: p, onclick: () => setRep(p) }));
+  }
+  const sel = h("select", { id: "perm-subgroup", "aria-label": "Subgroup K for the permutation representation on G/K" });
+  for (const s of g.subgroups) sel.append(h("option", { value: s.name, text: `G/${s.name} (${s.index})` }));
+  box.append(h("button", { type: "button", id: "perm-preset", title: "V = permutation representation on the cosets G/K",
+                           text: "perm on", onclick: () => setRep(`perm:${sel.value}`) }), sel);
+}
+
+export function setRep(text) {
+  model.state.rep = text;
+  $("rep-text").value = text;
+  hooks.problemChanged("rep-preset");
+}
+
+export function renderIrreps() {
+  const box = $("irreps");
+  box.textContent = "";
+  const g = model.group;
+  if (!g) return;
+  const mults = model.counts?.rep?.multiplicities || parseMults(model.state.rep);
+  for (const ir of g.irreps) {
+    const id = `irrep-${ir.label}`;
+    box.append(h("span", { class: "irrep", title: `${ir.label}: an irrep of dimension ${ir.dim}, ${ir.type} type` },
+      h("label", { for: id },
+        h("span", { class: "name", text: ir.label }), " ",
+        h("span", { class: "meta", text: `${ir.dim}d ${ir.type}` })),
+      h("input", { type: "number", id, min: 0, step: 1, value: mults[ir.label] || 0, "data-irrep": ir.label, autocomplete: "off",
+                   "aria-label": `multiplicity of ${ir.label} in V`, oninput: onIrrepStepper })));
+  }
+}
+
+// A multiplicity must be a whole number >= 0 (B6): anything else is refused at the box.
+export function readMults(inputs, where) {
+  const mults = {};
+  const bad = [];
+  for (const inp of inputs) {
+    const t = String(inp.value).trim();
+    if (!/^\d+$/.test(t)) {
+      const got = inp.validity?.badInput ? "not a number" : t === "" ? "empty" : `got ${t}`;
+      bad.push({ el: inp, msg: `multiplicity of ${inp.dataset.irrep} must be a whole number ≥ 0 (${got})` });
+    } else mults[inp.dataset.irrep] = Number(t);
+  }
+  return { mults, bad: bad.map((b) => ({ ...b, field: where })) };
+}
+
+const stepperErrors = new Map();  // "rep" | "orbits[i]" -> items
+
+export function setStepperErrors(where, items) {
+  if (items.length) stepperErrors.set(where, items);
+  else stepperErrors.delete(where);
+  setItems("steppers", [...stepperErrors.values()].flat());
+}
+
+export function clearStepperErrors(prefix = "") {
+  for (const k of [...stepperErrors.keys()]) if (k.startsWith(prefix)) stepperErrors.delete(k);
+  setItems("steppers", [...stepperErrors.values()].flat());
+}
+
+function onIrrepStepper() {
+  const { mults, bad } = readMults($("irreps").querySelectorAll("input"), "rep");
+  setStepperErrors("rep", bad);
+  if (bad.length) return;
+  model.state.rep = repText(mults, model.group.irreps.map((i) => i.label));
+  $("rep-text").value = model.state.rep;
+  hooks.problemChanged("rep");
+}
+
+// ------------------------------------------------------------------------------ counts (live)
+let countsTimer = null;
+let countsSeq = 0;
+
+export function scheduleCounts(delay = DEBOUNCE_MS) {
+  clearTimeout(countsTimer);
+  model.pending = true;
+  countsTimer = setTimeout(refreshCounts, delay);
+}
+
+const onlyFields = (items, ok) => items.length > 0 && items.every((i) => i.field && ok(i.field));
+
+export async function refreshCounts() {
+  if (!model.group) return;
+  const c = abortable("design");
+  const seq = ++countsSeq;
+  const pk = problemKey(model.state);
+  const dk = designKey(model.state);
+  try {
+    const counts = await api.design(designBody(), c.signal);
+    if (seq !== countsSeq) return;
+    model.counts = counts;
+    model.lastProblem = counts;
+    model.problemValid = true;
+    model.designValid = true;
+    setErrors("design", null);
+  } catch (e) {
+    if (e.name === "AbortError" || seq !== countsSeq) return;
+    model.counts = null;
+    setErrors("design", e);
+    const items = errorsOf("design");
+    model.designValid = false;
+    model.problemValid = onlyFields(items, (f) => f.startsWith("orbits"));
+    model.lastProblem = null;
+    // the vanilla numbers still stand when only the design is wrong; dim V still stands when
+    // only H or d is wrong (B9)
+    try {
+      if (model.problemValid) {
+        model.lastProblem = await api.design({ ...problemBody(), orbits: [] }, c.signal);
+      } else if (onlyFields(items, (f) => f === "heads" || f === "head_dim" || f.startsWith("orbits"))) {
+        const p = await api.design({ group: model.state.group, rep: model.state.rep, heads: 1, head_dim: 1, orbits: [] }, c.signal);
+        model.lastProblem = { dim_v: p.dim_v, rep: p.rep, partial: true };
+      }
+    } catch (e2) {
+      if (e2.name === "AbortError") return;
+    }
+    if (seq !== countsSeq) return;
+  }
+  model.pending = false;
+  renderCounts();
+  hooks.countsSettled(pk, dk);
+}
+
+export function renderCounts() {
+  const c = model.counts;
+  const p = c || model.lastProblem;
+  const full = p && !p.partial;
+  $("dim-v").textContent = p ? fmt(p.dim_v) : "–";
+  $("vanilla-params").textContent = full ? fmt(p.vanilla_params) : "–";
+  $("vanilla-params-2").textContent = full ? fmt(p.vanilla_params) : "–";
+  $("vanilla-formula").textContent = full ? `4 · H · d · dim V = 4 · ${p.heads} · ${p.head_dim} · ${p.dim_v}` : "";
+  $("design-params").textContent = c ? fmt(c.design_params) : "–";
+  $("design-heads").textContent = c ? fmt(c.design_heads) : "–";
+  $("ratio").textContent = c && c.ratio !== null && c.ratio !== undefined ? c.ratio.toFixed(2) : "–";
+  if (p?.rep) {
+    for (const inp of $("irreps").querySelectorAll("input")) {
+      if (document.activeElement !== inp) inp.value = p.rep.multiplicities[inp.dataset.irrep] || 0;
+    }
+  }
+  $("cards").querySelectorAll(".card").forEach((card, i) => {
+    const o = c?.orbits?.[i];
+    card.querySelector(".head-dim").textContent = o ? fmt(o.head_dim) : "–";
+    card.querySelector(".params").textContent = o ? fmt(o.params) : "–";
+    if (o?.multiplicities) {
+      for (const inp of card.querySelectorAll(".card-steppers input")) {
+        if (document.activeElement !== inp) inp.value = o.multiplicities[inp.dataset.irrep] || 0;
+      }
+    }
+  });
+  renderErrors();
+}
+
