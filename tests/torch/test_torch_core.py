@@ -7,15 +7,13 @@ import json
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch")
-numeric = pytest.importorskip("eqattn.numeric")
-if not hasattr(numeric, "realize_design"):  # pragma: no cover - core not there yet
-    pytest.skip("eqattn.numeric.realize_design not available", allow_module_level=True)
+import torch
 
-from eqattn.attention import Design, Problem, check_coverage, check_report  # noqa: E402
-from eqattn.numeric import design_weights, expand_design, reference_attention, sample_vanilla  # noqa: E402
-from eqattn.numeric.reference import attention_from_blocks  # noqa: E402
-from eqattn.torch import EquivariantAttention, VanillaAttention  # noqa: E402
+from eqattn.attention import Design, Problem, check_coverage, check_report
+from eqattn.attention.optimize import optimize_report
+from eqattn.numeric import design_weights, expand_design, reference_attention, sample_vanilla
+from eqattn.numeric.reference import attention_from_blocks
+from eqattn.torch import EquivariantAttention, VanillaAttention
 
 TOL = 1e-10
 F64 = torch.float64
@@ -42,7 +40,7 @@ def assert_equivariant(layer, X):
 
 def test_example2_parameter_count_and_equivariance():
     problem, design = example2()
-    layer = EquivariantAttention.from_design(problem, design, dtype=F64, generator=torch.Generator().manual_seed(0))
+    layer = EquivariantAttention.from_design(design, dtype=F64, generator=torch.Generator().manual_seed(0))
     assert sum(p.numel() for p in layer.parameters()) == 8 == layer.num_parameters
     assert check_report(problem, design)["design_params"] == 8
     assert problem.vanilla_params == VanillaAttention(2, 1, 2).num_parameters == 16
@@ -62,7 +60,7 @@ def test_example2_parameter_count_and_equivariance():
 def test_matches_core_reference(make):
     """Our forward equals the core's numpy reference on the same per-orbit weights."""
     problem, design = make()
-    layer = EquivariantAttention.from_design(problem, design, dtype=F64, generator=torch.Generator().manual_seed(2))
+    layer = EquivariantAttention.from_design(design, dtype=F64, generator=torch.Generator().manual_seed(2))
     assert layer.num_parameters == design.params
     weights = layer.design_weights()
     blocks = expand_design(problem, design, weights)
@@ -77,7 +75,7 @@ def test_matches_core_reference(make):
 def test_d3_regular_equivariance_and_count():
     problem, design = d3_regular()
     assert problem.dim_v == 6
-    layer = EquivariantAttention.from_design(problem, design, dtype=F64, generator=torch.Generator().manual_seed(4))
+    layer = EquivariantAttention.from_design(design, dtype=F64, generator=torch.Generator().manual_seed(4))
     # SPEC §3: 4 * sum_tau m_tau(V|K) m_tau(W) e_tau; V|C2 = 3A+3B, V|C3 = 2A+2E1, V|C1 = 6A
     assert layer.num_parameters == 4 * (3 + 3 + 2 * 1 * 2 + 6) == design.params
     assert sum(p.numel() for p in layer.parameters()) == layer.num_parameters
@@ -92,7 +90,7 @@ def test_witness_weights_reproduce_vanilla(make):
     """SPEC §4.5 (⇐) end to end: for every covered clustering and witness, a sampled
     equivariant vanilla layer is reproduced by the torch layer with the core's design weights."""
     problem, design = make()
-    layer = EquivariantAttention.from_design(problem, design, dtype=F64)
+    layer = EquivariantAttention.from_design(design, dtype=F64)
     rng = np.random.default_rng(0)
     X = rng.normal(size=(2, 5, problem.dim_v))
     checked = 0
@@ -141,9 +139,8 @@ def test_from_json_dict_string_path(tmp_path):
 
 
 def test_from_json_optimizer_output():
-    optimize = pytest.importorskip("eqattn.attention.optimize")
     problem = Problem.create("C4", "E1", 2, 1)
-    rep = optimize.optimize_report(problem, 30)
+    rep = optimize_report(problem, 30)
     layer = EquivariantAttention.from_json(rep, dtype=F64)
     assert layer.num_parameters == rep["design_params"] == 8
     X = torch.randn(2, 5, 2, dtype=F64, generator=torch.Generator().manual_seed(6))
@@ -151,9 +148,8 @@ def test_from_json_optimizer_output():
 
 
 def test_d3_regular_optimal_design():
-    optimize = pytest.importorskip("eqattn.attention.optimize")
     problem = Problem.create("D3", "regular", 2, 1)
-    rep = optimize.optimize_report(problem, 60)
+    rep = optimize_report(problem, 60)
     layer = EquivariantAttention.from_json(rep, dtype=F64, generator=torch.Generator().manual_seed(7))
     assert sum(p.numel() for p in layer.parameters()) == rep["design_params"]
     assert rep["design_params"] <= problem.vanilla_params
@@ -171,8 +167,6 @@ def test_from_json_cli_output(command, tmp_path):
     import sys
 
     out = subprocess.run([sys.executable, "-m", "eqattn.cli", *command], capture_output=True, text=True, timeout=300)
-    if out.returncode != 0 and "invalid choice" in out.stderr:
-        pytest.skip(f"CLI has no {command[0]!r} command yet")
     assert out.returncode == 0, out.stderr
     layer = EquivariantAttention.from_json(out.stdout, dtype=F64)
     assert layer.num_parameters == 8 == json.loads(out.stdout)["design_params"]
@@ -184,8 +178,6 @@ def test_from_json_cli_output(command, tmp_path):
 @pytest.mark.parametrize("make", [example2, d3_regular], ids=["C4-E1", "D3-regular"])
 def test_from_vanilla(make):
     """An equivariant vanilla layer converted into the design's layer computes the same function."""
-    if not (hasattr(numeric, "design_weights_from_vanilla") or _has_convert()):
-        pytest.skip("the core has no vanilla -> design conversion")
     from eqattn.attention import clusterings
     from eqattn.attention.coverage import scenarios
 
@@ -198,7 +190,7 @@ def test_from_vanilla(make):
             s = sample_vanilla(problem, c, opts, rng)
             teacher = VanillaAttention.from_numpy(s.Wq, s.Wk, s.Wv, s.Wo)
             for source in (teacher, (s.Wq, s.Wk, s.Wv, s.Wo)):
-                layer = EquivariantAttention.from_vanilla(problem, design, source, dtype=F64)
+                layer = EquivariantAttention.from_vanilla(design, source, dtype=F64)
                 want = teacher(X).detach()
                 err = float((layer(X).detach() - want).abs().max())
                 assert err < 1e-9 * max(float(want.abs().max()), 1.0)
@@ -207,12 +199,5 @@ def test_from_vanilla(make):
     bad = VanillaAttention(2, 1, problem.dim_v, dtype=F64, generator=torch.Generator().manual_seed(0))
     if problem.group.name == "C4":
         with pytest.raises(ValueError):  # InputError: not G-equivariant
-            EquivariantAttention.from_vanilla(problem, design, bad)
+            EquivariantAttention.from_vanilla(design, bad)
 
-
-def _has_convert() -> bool:
-    try:
-        from eqattn.numeric.convert import convert_vanilla  # noqa: F401
-    except ImportError:
-        return False
-    return True
