@@ -27,8 +27,9 @@ import numpy as np
 from ..errors import InputError
 from ..groups import FiniteGroup
 from ..groups.identify import find_isomorphism
+from ..reps import Rep, decompose
 
-__all__ = ["BasisChange", "match_basis", "basis_from_elements", "ORTHO_TOL", "MATCH_TOL"]
+__all__ = ["BasisChange", "match_basis", "basis_from_elements", "identify_rep", "ORTHO_TOL", "MATCH_TOL"]
 
 #: how far from orthogonal the user's matrices may be
 ORTHO_TOL = 1e-8
@@ -152,3 +153,30 @@ def _intertwine(rho: np.ndarray, matrices: np.ndarray, element_of: np.ndarray, s
     if best.error > MATCH_TOL:
         raise InputError("rep_matrices", f"no orthogonal change of basis found (error {best.error:.1e})")
     return best
+
+
+def identify_rep(G: FiniteGroup, generators: Sequence[np.ndarray] | np.ndarray) -> tuple[Rep, BasisChange]:
+    """Which representation of G the user's generator matrices are, and the basis change.
+
+    The matrices' group is matched to G by an isomorphism, the character read off and
+    decomposed into G's real irreps (SPEC §2), then :func:`match_basis` solves for ``Q``.
+
+    >>> from eqattn.groups import get_group
+    >>> V, change = identify_rep(get_group("C4"), [np.roll(np.eye(4), 1, axis=0)])
+    >>> str(V), change.error < 1e-12
+    ('A + B + E1', True)
+    """
+    mats = [np.asarray(m, dtype=np.float64) for m in generators]
+    if not mats or mats[0].ndim != 2:
+        raise InputError("rep_matrices", "a sequence of square matrices (rho(g) for generators of the group)")
+    mats = _as_matrices(mats, mats[0].shape[0])
+    S = FiniteGroup.from_matrices("user", mats, field="rep_matrices")
+    if S.order != G.order:
+        raise InputError("rep_matrices", f"the matrices generate a group of order {S.order}; {G.name} has order {G.order}")
+    phi = find_isomorphism(S, G, np.arange(G.order))
+    if phi is None:
+        raise InputError("rep_matrices", f"the matrices' group is not isomorphic to {G.name}")
+    chi = np.empty(G.order)
+    chi[phi] = np.trace(np.asarray(S.matrices), axis1=1, axis2=2)
+    V = decompose(G.subgroup_classes[-1], chi, field="rep_matrices")
+    return V, match_basis(G, V.matrices(), mats)

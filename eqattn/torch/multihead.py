@@ -27,8 +27,12 @@ Differences from ``nn.MultiheadAttention``, all forced by SPEC §1 or equivarian
   zero token is not a G-equivariant feature of V).
 
 Equivariance: ``mha(q rho(g)^T, k rho(g)^T, v rho(g)^T)[0] = mha(q, k, v)[0] rho(g)^T`` and the
-attention weights are unchanged; masks act on token pairs, so any mask keeps it. Attention
-dropout drops token pairs, so with the same random state it is equivariant too.
+attention weights are unchanged; masks act on token pairs, so any mask keeps it.
+
+Dropout (training only) drops attention weights like ``nn.MultiheadAttention`` but with ONE
+mask per (batch, query, key) shared by all heads: ``g`` permutes the heads of an orbit, so
+per-head masks would make a training step equivariant only in distribution; a shared mask
+keeps it exactly equivariant for the same random state.
 """
 
 from __future__ import annotations
@@ -193,16 +197,17 @@ class EquivariantMultiheadAttention(ExactBuffers):
                 v = v + b_qkv[2][None, :, None, :]
             mask = self._mask(attn_mask, key_padding_mask, is_causal, N, L, S, dtype, query.device)
             p = self.dropout if self.training else 0.0
-            if need_weights:
+            if need_weights or p > 0:
                 scores = q @ k.transpose(-2, -1)  # SPEC §1: no 1/sqrt(d)
                 if mask is not None:
                     scores = scores + mask
                 weights = torch.softmax(scores, dim=-1)
-                if p > 0:
-                    weights = F.dropout(weights, p=p)
+                if p > 0:  # one mask per (batch, query, key), shared by the heads: g permutes heads
+                    keep = torch.rand(N, 1, L, S, dtype=weights.dtype, device=weights.device) >= p
+                    weights = weights * keep / (1.0 - p)
                 o = weights @ v
             else:
-                o = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p, scale=1.0)
+                o = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=1.0)
                 weights = None
             out = torch.einsum("nhld,hed->nle", o, Wo)
             if b_out is not None:
