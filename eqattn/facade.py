@@ -148,7 +148,7 @@ def optimal_design(problem: _CoreProblem, time_limit: float | None = 30.0, *, th
     >>> G = group("C4"); optimal_design(Problem(G, rep(G, "E1"), heads=2, head_dim=1)).params
     8
     """
-    from .attention.optimize import optimize
+    from .optimize import optimize
 
     result = optimize(problem, time_limit, constrained=False, threads=threads)
     return Design.of(result.design)

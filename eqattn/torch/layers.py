@@ -576,24 +576,23 @@ def _coordinates(mat: Any, basis: np.ndarray, what: str) -> np.ndarray:
 
 
 def design_from_json(obj: Any) -> tuple[Any, int | None]:
-    """``(design, stated parameter count or None)`` from a design JSON (see ``from_json``)."""
+    """``(design, stated parameter count or None)`` from a design JSON (see ``from_json``):
+    the problem from the top-level keys, the orbits by ``Design.from_json`` (an orbit's optional
+    ``"count": k`` repeats it)."""
     from eqattn.attention import Design, Problem
 
     data = _load_json(obj)
     missing = [k for k in ("group", "rep", "heads", "head_dim") if k not in data]
     if missing:
         raise ValueError(f"design JSON lacks the top-level key(s) {missing}")
-    design_obj = data.get("design") if isinstance(data.get("design"), dict) else {}
-    orbit_list = design_obj.get("orbits", data.get("orbits"))
-    if orbit_list is None:
+    design_obj = data.get("design") if isinstance(data.get("design"), dict) else data
+    orbits = design_obj.get("orbits")
+    if not isinstance(orbits, list):
         raise ValueError('design JSON has neither "design": {"orbits": [...]} nor "orbits": [...]')
-    orbits: list[tuple[Any, str]] = []
-    for i, o in enumerate(orbit_list):
-        if "subgroup" not in o or "rep" not in o:
-            raise ValueError(f'orbits[{i}] needs "subgroup" and "rep", got {sorted(o)}')
-        orbits.extend([(o["subgroup"], o["rep"])] * int(o.get("count", 1)))
+    expanded = [o for o in orbits for _ in range(int(o.get("count", 1)) if isinstance(o, dict) else 1)]
     problem = Problem.create(data["group"], data["rep"], int(data["heads"]), int(data["head_dim"]))
-    return Design.create(problem, orbits), design_obj.get("params", data.get("design_params"))
+    design = Design.from_json(problem, {"orbits": expanded})
+    return design, design_obj.get("params", data.get("design_params"))
 
 
 def _load_json(obj: Any) -> dict:

@@ -9,8 +9,8 @@ import pytest
 
 import torch
 
+from eqattn import optimize
 from eqattn.attention import Design, Problem, check_coverage, check_report
-from eqattn.attention.optimize import optimize_report
 from eqattn.numeric import design_weights, expand_design, reference_attention, sample_vanilla
 from eqattn.numeric.reference import attention_from_blocks
 from eqattn.torch import EquivariantAttention, VanillaAttention
@@ -140,7 +140,7 @@ def test_from_json_dict_string_path(tmp_path):
 
 def test_from_json_optimizer_output():
     problem = Problem.create("C4", "E1", 2, 1)
-    rep = optimize_report(problem, 30)
+    rep = optimize.optimize_report(problem, 30)
     layer = EquivariantAttention.from_json(rep, dtype=F64)
     assert layer.num_parameters == rep["design_params"] == 8
     X = torch.randn(2, 5, 2, dtype=F64, generator=torch.Generator().manual_seed(6))
@@ -149,7 +149,7 @@ def test_from_json_optimizer_output():
 
 def test_d3_regular_optimal_design():
     problem = Problem.create("D3", "regular", 2, 1)
-    rep = optimize_report(problem, 60)
+    rep = optimize.optimize_report(problem, 60)
     layer = EquivariantAttention.from_json(rep, dtype=F64, generator=torch.Generator().manual_seed(7))
     assert sum(p.numel() for p in layer.parameters()) == rep["design_params"]
     assert rep["design_params"] <= problem.vanilla_params
@@ -200,4 +200,3 @@ def test_from_vanilla(make):
     if problem.group.name == "C4":
         with pytest.raises(ValueError):  # InputError: not G-equivariant
             EquivariantAttention.from_vanilla(design, bad)
-

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 import torch
+from eqtorch_cases import heads_from_thetas, make_cases, reference_attention
 
-from eqattn.torch import EquivariantAttention, VanillaAttention  # noqa: E402
-from eqtorch_cases import heads_from_thetas, make_cases, reference_attention  # noqa: E402
+from eqattn.torch import EquivariantAttention, VanillaAttention
 
 TOL = 1e-10
 CASES = make_cases()
