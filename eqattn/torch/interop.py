@@ -50,7 +50,7 @@ def from_escnn(rep: Any) -> tuple[FiniteGroup, Rep, BasisChange]:
 
     ``change.matrices[g]`` is escnn's ``rho(g)``; ``rho_escnn(g) = Q rho_eqattn(g) Q^T``.
     """
-    representation = getattr(rep, "representation", rep)  # FieldType -> its fibre representation
+    representation = rep.representation if hasattr(rep, "gspace") else rep  # FieldType -> its fibre rep
     group = getattr(representation, "group", None)
     if group is None or not callable(representation):
         raise InputError("rep", f"an escnn Representation or FieldType, got {type(rep).__name__}")

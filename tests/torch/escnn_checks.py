@@ -48,6 +48,7 @@ for G_e in (group.cyclic_group(4), group.dihedral_group(4), group.cyclic_group(8
             return mha(x, x, x, need_weights=False)[0]
 
     back, back_change = to_escnn(G, V)
+    G2, V2, change2 = from_escnn(group.directsum([G_e.regular_representation] * 2))  # a bare Representation
     out["cases"][G.name] = {
         "rep": str(V),
         "change_error": change.error,
@@ -58,5 +59,6 @@ for G_e in (group.cyclic_group(4), group.dihedral_group(4), group.cyclic_group(8
         "to_escnn_size": back.size,
         "to_escnn_error": back_change.error,
         "to_escnn_irreps": [r.name for r in back.representations],
+        "representation": [G2.name, str(V2), change2.error],
     }
 print(json.dumps(out))

@@ -56,6 +56,7 @@ def test_escnn_regular_fields(escnn_results: dict, name: str, rep: str) -> None:
     assert case["without_adapter"] > 1e-3
     assert case["to_escnn_size"] == 2 * eqattn.group(name).order
     assert case["to_escnn_error"] < TOL
+    assert case["representation"][:2] == [name, rep] and case["representation"][2] < TOL
 
 
 def test_e3nn_irreps_on_oh() -> None:
