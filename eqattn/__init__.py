@@ -1,8 +1,8 @@
 """eqattn: design G-equivariant multi-head self-attention with few parameters.
 
-Layers (imports only go downward): errors -> groups -> reps -> attention -> numeric ->
-optimize -> torch / api -> cli. The mathematics is in SPEC.md (shared with the project);
-docstrings cite its sections.
+Layers (imports only go downward; tests/test_layering.py): errors, memo -> groups -> reps ->
+attention -> numeric -> optimize -> atlas / torch / facade -> api -> cli.
+The mathematics is in SPEC.md (shared with the project); docstrings cite its sections.
 
 The Python API (:mod:`eqattn.facade`) is available at the top level and loaded on first use,
 so ``import eqattn`` imports nothing heavy (no numpy work, no torch, no fastapi)::
