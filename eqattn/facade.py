@@ -26,6 +26,7 @@ the PyTorch layer is ``eqattn.torch.EquivariantAttention.from_design(design)``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Sequence
 
 from .attention import Clustering, Verdict, check_coverage, clusterings, count_clusterings
 from .attention import Design as _CoreDesign
@@ -115,6 +116,21 @@ class Design(_CoreDesign):
     def of(design: _CoreDesign) -> "Design":
         """The API's view of a core design (same problem, same orbits)."""
         return design if isinstance(design, Design) else Design(design.problem, design.orbits)
+
+    @staticmethod
+    def create(problem: _CoreProblem, orbits: Sequence[tuple[str | int, str]]) -> "Design":
+        """Orbits as ``(subgroup id or name, rep over that subgroup)``: ``Design.create(prob, [("C2", "B")])``."""
+        return Design.of(_CoreDesign.create(problem, orbits))
+
+    @staticmethod
+    def from_json(problem: _CoreProblem, data: object) -> "Design":
+        """The inverse of ``to_json`` (the orbits' subgroup and rep are read)."""
+        return Design.of(_CoreDesign.from_json(problem, data))
+
+    @staticmethod
+    def regular(problem: _CoreProblem) -> "Design":
+        """H copies of the regular orbit ``(C1, d x trivial)``: ``P = P_vanilla`` (SPEC §3)."""
+        return Design.of(_CoreDesign.regular(problem))
 
     def check(self, problem: _CoreProblem | None = None) -> tuple[Verdict, ...]:
         """One verdict per G-clustering, each with its witnesses or a counterexample (SPEC §4.5).

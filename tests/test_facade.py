@@ -44,7 +44,10 @@ def test_spec_example_2() -> None:
 def test_check_reports_an_uncovered_clustering() -> None:
     G = eqattn.group("C4")
     prob = eqattn.Problem(G, eqattn.rep(G, "E1"), heads=2, head_dim=1)
-    small = eqattn.Design.of(CoreDesign.create(prob, [("C4", "A")]))
+    small = eqattn.Design.create(prob, [("C4", "A")])
+    assert isinstance(small, eqattn.Design)
+    assert eqattn.Design.regular(prob).covers() and eqattn.Design.regular(prob).params == prob.vanilla_params
+    assert eqattn.Design.from_json(prob, small.to_json()) == small
     assert not small.covers(prob)
     other = eqattn.Problem(G, eqattn.rep(G, "E1"), heads=3, head_dim=1)
     with pytest.raises(InputError, match="problem"):
