@@ -12,6 +12,8 @@ This subpackage needs ``torch`` and is only imported explicitly::
   the Hom bases are buffers.
 * :class:`EquivariantMultiheadAttention` — a drop-in for ``torch.nn.MultiheadAttention``
   (its call, masks, dropout, cross-attention, the biases equivariance allows).
+* :mod:`eqattn.torch.interop` — escnn / e3nn representations as ``(group, rep, basis change)``;
+  ``from_design(design, basis=change)`` or ``rep_matrices=[...]`` puts the layer in your basis.
 * :class:`VanillaAttention` — the unconstrained layer of SPEC §1 with the same conventions.
 * :func:`realize_from_matrices` — build a realisation from explicit orthogonal matrices
   (groups or representations outside the catalog; also used by the tests).
