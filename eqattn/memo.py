@@ -15,7 +15,7 @@ concurrency (the subgroup lattice) takes its own lock.
 
 from __future__ import annotations
 
-from typing import Callable, Hashable, TypeVar
+from typing import Any, Callable, Generic, Hashable, TypeVar, overload
 
 T = TypeVar("T")
 
@@ -54,3 +54,27 @@ class Memo:
     def __reduce__(self) -> tuple:
         """Pickles empty (a copy recomputes what it needs)."""
         return (Memo, (self.limit,))
+
+
+class memoized(Generic[T]):  # noqa: N801 - used like @property
+    """A read-only property computed once into the owner's declared `memo` field.
+
+        @memoized
+        def inv(self) -> np.ndarray: ...
+    """
+
+    def __init__(self, fn: Callable[[Any], T]) -> None:
+        self.fn = fn
+        self.name = fn.__name__
+        self.__doc__ = fn.__doc__
+
+    @overload
+    def __get__(self, obj: None, owner: type) -> "memoized[T]": ...
+
+    @overload
+    def __get__(self, obj: object, owner: type) -> T: ...
+
+    def __get__(self, obj: object, owner: type) -> "T | memoized[T]":
+        if obj is None:
+            return self
+        return obj.memo.get(self.name, lambda: self.fn(obj))  # type: ignore[attr-defined]

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Callable, Hashable, Sequence
 import numpy as np
 
 from ..errors import LimitError
-from ..memo import Memo
+from ..memo import Memo, memoized
 
 if TYPE_CHECKING:  # type names only: the lattice is built above this module (subgroups.py)
     from .subgroups import SubgroupClass, SubgroupLattice
@@ -132,22 +132,16 @@ class FiniteGroup:
     def __repr__(self) -> str:
         return f"FiniteGroup({self.name!r}, order={self.order})"
 
-    @property
+    @memoized
     def inv(self) -> np.ndarray:
-        return self.memo.get("inv", self._inv)
-
-    def _inv(self) -> np.ndarray:
         n = self.order
         rows, cols = np.nonzero(self.table == 0)
         inv = np.empty(n, dtype=np.int64)
         inv[rows] = cols
         return inv
 
-    @property
+    @memoized
     def element_orders(self) -> np.ndarray:
-        return self.memo.get("element_orders", self._element_orders)
-
-    def _element_orders(self) -> np.ndarray:
         n = self.order
         orders = np.zeros(n, dtype=np.int64)
         cur = np.arange(n)
@@ -166,46 +160,27 @@ class FiniteGroup:
             r = int(self.table[r, g])
         return r
 
-    @property
+    @memoized
     def is_abelian(self) -> bool:
-        return self.memo.get("is_abelian", self._is_abelian)
-
-    def _is_abelian(self) -> bool:
         return bool((self.table == self.table.T).all())
 
-    @property
+    @memoized
     def conj_table(self) -> np.ndarray:
-        return self.memo.get("conj_table", self._conj_table)
-
-    def _conj_table(self) -> np.ndarray:
         """conj_table[x, g] = x g x^-1."""
         t = self.table
         return t[t, self.inv[:, None]]
 
-    @property
+    @memoized
     def conjugacy_classes(self) -> tuple[np.ndarray, ...]:
-        return self.memo.get("conjugacy_classes", self._conjugacy_classes)
-
-    def _conjugacy_classes(self) -> tuple[np.ndarray, ...]:
         """Classes ordered by (element order, size, smallest element); the identity's first."""
-        n = self.order
-        seen = np.zeros(n, dtype=bool)
-        classes = []
         ct = self.conj_table
-        for g in range(n):
-            if not seen[g]:
-                c = np.unique(ct[:, g])
-                seen[c] = True
-                classes.append(c)
+        classes = [np.unique(block) for _, block in _blocks(self.order, lambda g: ct[:, g])]
         orders = self.element_orders
         classes.sort(key=lambda c: (int(orders[c[0]]), len(c), int(c[0])))
         return tuple(classes)
 
-    @property
+    @memoized
     def class_of(self) -> np.ndarray:
-        return self.memo.get("class_of", self._class_of)
-
-    def _class_of(self) -> np.ndarray:
         cl = np.empty(self.order, dtype=np.int64)
         for i, c in enumerate(self.conjugacy_classes):
             cl[c] = i
@@ -234,28 +209,12 @@ class FiniteGroup:
 
     def double_cosets(self, left: np.ndarray, right: np.ndarray) -> list[int]:
         """Representatives (smallest index) of the double cosets left \\ G / right."""
-        n = self.order
-        seen = np.zeros(n, dtype=bool)
-        reps = []
         t = self.table
-        for g in range(n):
-            if not seen[g]:
-                kg = t[left, g]
-                dc = t[kg[:, None], right[None, :]].ravel()
-                seen[dc] = True
-                reps.append(g)
-        return reps
+        return [g for g, _ in _blocks(self.order, lambda g: t[t[left, g][:, None], right[None, :]].ravel())]
 
     def left_transversal(self, sub: np.ndarray) -> list[int]:
         """Representatives a (smallest index) of the left cosets a*sub."""
-        n = self.order
-        seen = np.zeros(n, dtype=bool)
-        reps = []
-        for g in range(n):
-            if not seen[g]:
-                seen[self.table[g, sub]] = True
-                reps.append(g)
-        return reps
+        return [g for g, _ in _blocks(self.order, lambda g: self.table[g, sub])]
 
     def word(self, g: int) -> list[int]:
         """Generator positions w with g = gens[w0] * gens[w1] * ..."""
@@ -278,6 +237,18 @@ class FiniteGroup:
     @property
     def subgroup_classes(self) -> tuple["SubgroupClass", ...]:
         return self.lattice.classes
+
+
+def _blocks(n: int, block: Callable[[int], np.ndarray]) -> list[tuple[int, np.ndarray]]:
+    """A partition of 0..n-1 walked in order: (smallest element g, block(g)) per block."""
+    seen = np.zeros(n, dtype=bool)
+    out = []
+    for g in range(n):
+        if not seen[g]:
+            b = block(g)
+            seen[b] = True
+            out.append((g, b))
+    return out
 
 
 def small_generators(G: FiniteGroup, elems: np.ndarray) -> list[int]:

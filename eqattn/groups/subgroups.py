@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import InputError, LimitError
-from ..memo import Memo
+from ..memo import Memo, memoized
 from .finite_group import FiniteGroup, register_lattice_builder, small_generators
 from .identify import identify_classes
 
@@ -58,30 +58,21 @@ class SubgroupClass:
         """Number of conjugate subgroups."""
         return len(self.conjugates)
 
-    @property
+    @memoized
     def mask(self) -> np.ndarray:
-        return self.memo.get("mask", self._mask)
-
-    def _mask(self) -> np.ndarray:
         m = np.zeros(self.group.order, dtype=bool)
         m[self.elements] = True
         return m
 
-    @property
+    @memoized
     def local_index(self) -> np.ndarray:
-        return self.memo.get("local_index", self._local_index)
-
-    def _local_index(self) -> np.ndarray:
         """local_index[g] = position of g in `elements`, -1 outside K."""
         li = -np.ones(self.group.order, dtype=np.int64)
         li[self.elements] = np.arange(self.order)
         return li
 
-    @property
+    @memoized
     def phi_inv(self) -> np.ndarray:
-        return self.memo.get("phi_inv", self._phi_inv)
-
-    def _phi_inv(self) -> np.ndarray:
         """phi_inv[g] = the std element mapping to g (for g in K), -1 outside."""
         pi = -np.ones(self.group.order, dtype=np.int64)
         pi[self.phi] = np.arange(self.phi.size)
@@ -241,11 +232,8 @@ class SubgroupLattice:
             + ", ".join(f"{c.id}={c.name}" for c in self.classes),
         )
 
-    @property
+    @memoized
     def all_subgroups(self) -> list[tuple[SubgroupClass, np.ndarray]]:
-        return self.memo.get("all_subgroups", self._all_subgroups)
-
-    def _all_subgroups(self) -> list[tuple[SubgroupClass, np.ndarray]]:
         return [(c, s) for c in self.classes for s in c.conjugates]
 
 

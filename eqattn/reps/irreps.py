@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
-from ..memo import Memo
+from ..memo import Memo, memoized
 from .characters import E_OF_TYPE, RealCharacter, real_characters
 from .labels import display_order, label_irreps
 from .matrices import commutant_basis, regular_irrep_matrices
@@ -24,11 +24,8 @@ class StandardIrreps:
     real_chars: tuple[RealCharacter, ...]
     memo: Memo = field(default_factory=Memo, init=False, repr=False, compare=False)
 
-    @property
+    @memoized
     def matrices(self) -> tuple[np.ndarray, ...]:
-        return self.memo.get("matrices", self._matrices)
-
-    def _matrices(self) -> tuple[np.ndarray, ...]:
         S = self.group
         return tuple(
             regular_irrep_matrices(S.table, S.inv, c.values, c.dim, c.e, seed=1000 + i)
@@ -103,32 +100,20 @@ class IrrepSet:
     def __len__(self) -> int:
         return len(self.std.labels)
 
-    @property
+    @memoized
     def dims(self) -> np.ndarray:
-        return self.memo.get("dims", self._dims)
-
-    def _dims(self) -> np.ndarray:
         return np.array([c.dim for c in self.std.real_chars])
 
-    @property
+    @memoized
     def types(self) -> tuple[str, ...]:
-        return self.memo.get("types", self._types)
-
-    def _types(self) -> tuple[str, ...]:
         return tuple(c.type for c in self.std.real_chars)
 
-    @property
+    @memoized
     def es(self) -> np.ndarray:
-        return self.memo.get("es", self._es)
-
-    def _es(self) -> np.ndarray:
         return np.array([E_OF_TYPE[t] for t in self.types])
 
-    @property
+    @memoized
     def chars(self) -> np.ndarray:
-        return self.memo.get("chars", self._chars)
-
-    def _chars(self) -> np.ndarray:
         """(r, |G|) real characters, zero outside K."""
         G = self.sub.group
         out = np.zeros((len(self), G.order))
@@ -138,20 +123,14 @@ class IrrepSet:
             out[i, K] = c.values[src]
         return out
 
-    @property
+    @memoized
     def matrices(self) -> tuple[np.ndarray, ...]:
-        return self.memo.get("matrices", self._matrices)
-
-    def _matrices(self) -> tuple[np.ndarray, ...]:
         """Per irrep: (|K|, d, d) orthogonal matrices in the order of `sub.elements`."""
         src = self.sub.phi_inv[self.sub.elements]
         return tuple(m[src] for m in self.std.matrices)
 
-    @property
+    @memoized
     def commutants(self) -> tuple[np.ndarray, ...]:
-        return self.memo.get("commutants", self._commutants)
-
-    def _commutants(self) -> tuple[np.ndarray, ...]:
         return tuple(commutant_basis(m) for m in self.std.matrices)
 
     def index(self, label: str) -> int:
