@@ -95,7 +95,7 @@ def json_layers(path: str, dtype: torch.dtype, device: str) -> dict[str, torch.n
 
     problem = Problem.create(data["group"], data["rep"], H, d)
     regular = Design.create(problem, [(0, f"{d}xA")] * H)
-    out["regular"] = EquivariantAttention.from_design(problem, regular, dtype=dtype, device=device)
+    out["regular"] = EquivariantAttention.from_design(regular, dtype=dtype, device=device)
     return out
 
 

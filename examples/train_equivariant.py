@@ -126,7 +126,7 @@ def main(argv: list[str] | None = None) -> None:
         Y, Yt = teacher(X.double()).float(), teacher(Xt.double()).float()
 
     vanilla = VanillaAttention(args.heads, args.head_dim, n)
-    equi = EquivariantAttention.from_design(problem, design)
+    equi = EquivariantAttention.from_design(design)
     print(f"G = {args.group} (|G| = {equi.group_order}), V = {args.rep} (dim {n}), H = {args.heads}, d = {args.head_dim}")
     rows = []
     for name, model in (("vanilla", vanilla), ("design", equi)):
@@ -134,7 +134,7 @@ def main(argv: list[str] | None = None) -> None:
         rows.append((name, sum(p.numel() for p in model.parameters()), model.heads, tr, te, equivariance_error(model, Xt[:16], problem.rho)))
     # the exact solution: the teacher's own weights converted into design weights (SPEC §4.5)
     try:
-        witness = EquivariantAttention.from_vanilla(problem, design, teacher, dtype=torch.float64)
+        witness = EquivariantAttention.from_vanilla(design, teacher, dtype=torch.float64)
     except ValueError as exc:  # the design does not cover the teacher's clustering
         witness = None
         print(f"no exact conversion: {exc}")

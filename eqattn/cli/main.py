@@ -204,7 +204,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .. import __version__
+
     p = OneLineParser(prog="eqattn", description="Design G-equivariant multi-head attention.")
+    p.add_argument("--version", action="version", version=f"eqattn {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
 
     s = sub.add_parser("groups", help="list the group catalog")

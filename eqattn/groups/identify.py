@@ -14,6 +14,7 @@ The catalog group itself keeps its own labels (identity isomorphism).
 from __future__ import annotations
 
 import math
+from typing import Callable
 
 import numpy as np
 
@@ -44,8 +45,18 @@ def _centraliser_sizes(G: "FiniteGroup", elems: np.ndarray) -> np.ndarray:
     return (sub == sub.T).sum(axis=1)
 
 
-def find_isomorphism(S: "FiniteGroup", G: "FiniteGroup", elems: np.ndarray) -> np.ndarray | None:
-    """phi with phi[s] in elems, an isomorphism S -> <elems>, or None."""
+def find_isomorphism(
+    S: "FiniteGroup",
+    G: "FiniteGroup",
+    elems: np.ndarray,
+    allowed: Callable[[int, np.ndarray], np.ndarray] | None = None,
+    accept: Callable[[np.ndarray], bool] | None = None,
+) -> np.ndarray | None:
+    """phi with phi[s] in elems, an isomorphism S -> <elems>, or None.
+
+    Optional filters (used to match a representation's character): ``allowed(s, cands)`` keeps
+    the admissible images of generator ``s`` among ``cands``; ``accept(phi)`` rejects a finished
+    isomorphism and the search goes on."""
     m = S.order
     if m != elems.size:
         return None
@@ -57,6 +68,8 @@ def find_isomorphism(S: "FiniteGroup", G: "FiniteGroup", elems: np.ndarray) -> n
     k_ord = G.element_orders[elems]
     k_cent = _centraliser_sizes(G, elems)
     cands = [elems[(k_ord == s_ord[s]) & (k_cent == s_cent[s])] for s in gens]
+    if allowed is not None:
+        cands = [allowed(s, c) for s, c in zip(gens, cands)]
     partial = [S.generate(gens[: i + 1]).size for i in range(len(gens))]
     # orders of products of generator pairs, as quick filters
     pair_ord = {
@@ -77,6 +90,8 @@ def find_isomorphism(S: "FiniteGroup", G: "FiniteGroup", elems: np.ndarray) -> n
             if not np.array_equal(phi[S.table[:, s]], t[phi, imgs[i]]):
                 return None
         if np.unique(phi).size != m:
+            return None
+        if accept is not None and not accept(phi):
             return None
         return phi
 

@@ -3,13 +3,17 @@
 This subpackage needs ``torch`` and is only imported explicitly::
 
     import eqattn.torch as eqt
-    layer = eqt.EquivariantAttention.from_design(problem, design)
+    layer = eqt.EquivariantAttention.from_design(design)   # design: eqattn.Design (carries its problem)
 
 ``import eqattn`` (and every other layer of the package) works without torch.
 
 * :class:`EquivariantAttention` — the equivariant layer of a design. Its trainable
   parameters are exactly the free coordinates of the design (``4 * sum_i dim Hom_{K_i}(V, W_i)``);
   the Hom bases are buffers.
+* :class:`EquivariantMultiheadAttention` — a drop-in for ``torch.nn.MultiheadAttention``
+  (its call, masks, dropout, cross-attention, the biases equivariance allows).
+* :mod:`eqattn.torch.interop` — escnn / e3nn representations as ``(group, rep, basis change)``;
+  ``from_design(design, basis=change)`` or ``rep_matrices=[...]`` puts the layer in your basis.
 * :class:`VanillaAttention` — the unconstrained layer of SPEC §1 with the same conventions.
 * :func:`realize_from_matrices` — build a realisation from explicit orthogonal matrices
   (groups or representations outside the catalog; also used by the tests).
@@ -28,12 +32,12 @@ except ImportError as exc:  # pragma: no cover - exercised only without torch
     ) from exc
 
 from .layers import EquivariantAttention, VanillaAttention
-from .manual import ManualOrbit, ManualRealization, realize_from_matrices
+from .manual import realize_from_matrices
+from .multihead import EquivariantMultiheadAttention
 
 __all__ = [
     "EquivariantAttention",
+    "EquivariantMultiheadAttention",
     "VanillaAttention",
-    "ManualOrbit",
-    "ManualRealization",
     "realize_from_matrices",
 ]

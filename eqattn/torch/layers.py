@@ -53,67 +53,16 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from eqattn.numeric.canonical import canonical_basis
+
+from .exact import ExactBuffers
+
 __all__ = ["EquivariantAttention", "VanillaAttention"]
 
 #: relative residual above which a matrix is declared not to lie in the Hom space
 HOM_RESIDUAL_TOL = 1e-8
 #: a basis with at most this fraction of nonzero entries is expanded sparsely (index_add)
 SPARSE_MAX_DENSITY = 0.1
-#: skip the canonical-basis search when it would cost more than this many flops (p^2 * size)
-CANONICAL_MAX_FLOPS = 1e10
-
-
-def canonical_basis(basis: np.ndarray) -> np.ndarray:
-    """An orthonormal basis of the same space as ``basis (p, r, c)``, as sparse as we can get.
-
-    The span is what matters (SPEC §3), not the basis the realisation happened to pick (the
-    core builds it from random intertwiners, which makes every element dense). The reduced
-    row-echelon form of a space depends only on the space; for Hom spaces of representations
-    in block/permutation form it is sparse and, after normalising, usually orthogonal. It is
-    orthonormalised (Löwdin, which keeps the sparsity when the rows are already orthogonal),
-    checked to span the same space, and used only when it is sparser than the given basis.
-    A full space (``p = r * c``) gets the standard basis at no cost.
-    """
-    p = basis.shape[0]
-    size = int(np.prod(basis.shape[1:]))
-    if p == 0:
-        return basis
-    if p == size:
-        return np.eye(size).reshape(basis.shape)
-    if float(p) * p * size > CANONICAL_MAX_FLOPS:
-        return basis
-    import scipy.linalg
-
-    flat = basis.reshape(p, size)
-    try:
-        # p independent columns (partial-pivoting LU of flat^T: flat^T = L[perm] @ U)
-        perm, _, _ = scipy.linalg.lu(flat.T, p_indices=True)
-        piv = np.nonzero(perm < p)[0]
-        R = np.linalg.solve(flat[:, piv], flat)  # reduced row-echelon form (up to row order)
-        R[np.abs(R) < 1e-12 * np.abs(R).max()] = 0.0
-        R[:, piv] = np.eye(p)
-        gram = R @ R.T
-        d = np.sqrt(np.diag(gram))
-        off = gram / np.outer(d, d) - np.eye(p)
-        if np.abs(off).max() < 1e-12:
-            Q = R / d[:, None]
-        else:
-            vals, vecs = np.linalg.eigh(gram)
-            Q = (vecs / np.sqrt(vals)) @ vecs.T @ R
-            Q[np.abs(Q) < 1e-13] = 0.0
-        # same space and orthonormal, else keep the given basis
-        if np.abs(Q @ Q.T - np.eye(p)).max() > 1e-10:
-            return basis
-        ortho = flat if np.abs(flat @ flat.T - np.eye(p)).max() < 1e-12 else np.linalg.qr(flat.T)[0].T
-        if np.abs(Q - (Q @ ortho.T) @ ortho).max() > 1e-10:
-            return basis
-    except (np.linalg.LinAlgError, ValueError):
-        return basis
-    if np.count_nonzero(Q) <= np.count_nonzero(np.abs(flat) > 1e-13):
-        return Q.reshape(basis.shape)
-    return basis
-
-
 def _attend(
     x: torch.Tensor,
     w_qkv: torch.Tensor,
@@ -156,63 +105,7 @@ def _cached_canonical(basis: np.ndarray, cache: dict) -> np.ndarray:
     return cache[key]
 
 
-class _ExactBuffers(nn.Module):
-    """Fixed bases kept as float64 masters plus working copies in the module dtype.
-
-    ``register_exact(name, array)`` creates the persistent float64 buffer ``name`` (moved
-    between devices but never cast) and the non-persistent ``name + "_w"`` (cast like any
-    buffer). After every ``.to()/.double()/.cuda()`` and after ``load_state_dict`` the working
-    copy is recomputed from the master, so precision is never lost by a round trip.
-    """
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._exact_names: list[str] = []
-        self.register_load_state_dict_post_hook(_refresh_after_load)
-
-    def register_exact(self, name: str, array: np.ndarray, dtype: torch.dtype, device: Any) -> None:
-        master = torch.as_tensor(np.ascontiguousarray(array, dtype=np.float64))
-        try:
-            master = master.to(device)
-        except (RuntimeError, TypeError):  # a device without float64 keeps the master on the CPU
-            pass
-        self.register_buffer(name, master)
-        self.register_buffer(name + "_w", master.to(dtype), persistent=False)
-        self._exact_names.append(name)
-
-    def _refresh_working(self) -> None:
-        for name in self._exact_names:
-            work = self._buffers[name + "_w"]
-            self._buffers[name + "_w"] = self._buffers[name].to(dtype=work.dtype, device=work.device)
-
-    def _apply(self, fn, recurse=True):  # type: ignore[override]
-        # `fn` (a cast and/or a move) is applied to everything but the float64 masters, which
-        # only follow their working copy's device (and stay put on a device without float64).
-        order = list(self._buffers)
-        masters = {name: self._buffers.pop(name) for name in self._exact_names}
-        try:
-            out = super()._apply(fn, recurse)
-        finally:
-            for name, master in masters.items():
-                work = self._buffers.get(name + "_w")
-                if work is not None and master.device != work.device:
-                    try:
-                        master = master.to(device=work.device)
-                    except (RuntimeError, TypeError):  # e.g. mps has no float64
-                        pass
-                self._buffers[name] = master
-            items = [(k, self._buffers[k]) for k in order]
-            self._buffers.clear()
-            self._buffers.update(items)
-        self._refresh_working()
-        return out
-
-
-def _refresh_after_load(module: nn.Module, incompatible_keys: Any) -> None:
-    module._refresh_working()  # type: ignore[operator]
-
-
-class _Orbit(_ExactBuffers):
+class _Orbit(ExactBuffers):
     """One design orbit ``(K, W)``: parameters ``theta_q, theta_k, theta_v, theta_o`` (length p)."""
 
     def __init__(
@@ -234,6 +127,8 @@ class _Orbit(_ExactBuffers):
         if hom_out.shape != (hom_in.shape[0], dim_v, w):
             raise ValueError(f"hom_out must have shape ({hom_in.shape[0]}, {dim_v}, {w}), got {hom_out.shape}")
         self.head_dim = w
+        #: orthonormal basis (b, dim W) of W^K, the biases equivariance allows (multihead.py)
+        self.w_fixed_np = np.asarray(getattr(orbit, "w_fixed", np.zeros((0, w))), dtype=np.float64).reshape(-1, w)
         self.index = cosets.shape[0]
         self.p = hom_in.shape[0]
         self.dim_v = dim_v
@@ -318,7 +213,7 @@ def _expand_run(run: Sequence[_Orbit], pad_to: int) -> tuple[torch.Tensor, torch
     return qkv, o
 
 
-class EquivariantAttention(_ExactBuffers):
+class EquivariantAttention(ExactBuffers):
     """The G-equivariant attention layer of a design (SPEC §3).
 
     ``realized`` has the fields of ``eqattn.numeric.RealizedDesign`` (docs/contracts.md):
@@ -387,11 +282,42 @@ class EquivariantAttention(_ExactBuffers):
 
     # ----- constructors ------------------------------------------------------------------
     @classmethod
-    def from_design(cls, problem: Any, design: Any, **kwargs: Any) -> "EquivariantAttention":
-        """Realise ``design`` for ``problem`` with ``eqattn.numeric.realize_design``."""
-        from eqattn.numeric import realize_design
+    def from_design(
+        cls,
+        design: Any,
+        *,
+        rep_matrices: Sequence[Any] | None = None,
+        basis: Any = None,
+        **kwargs: Any,
+    ) -> "EquivariantAttention":
+        """The layer of ``design`` (an ``eqattn.Design``; it carries its problem).
 
-        return cls(realize_design(problem, design), **kwargs)
+        By default V has the design's coordinates (``problem.rho``: block form in the irreps'
+        standard matrices). To act in YOUR basis of V, give either
+
+        * ``rep_matrices``: your orthogonal ``rho_u(g)`` for any generating set of G (e.g. escnn's
+          permutation matrices of the regular representation); the element correspondence and
+          an orthogonal ``Q`` with ``rho_u(g) = Q rho(g) Q^T`` are found
+          (:func:`eqattn.numeric.basis.match_basis`), or
+        * ``basis``: a :class:`eqattn.numeric.basis.BasisChange` (what the escnn/e3nn adapters of
+          :mod:`eqattn.torch.interop` return).
+
+        The layer is then equivariant for your matrices, ``f(X rho_u(g)^T) = f(X) rho_u(g)^T``,
+        and ``group_action(g)`` returns ``rho_u(g)``. The bases are conjugated once, so a
+        forward pass costs the same. Other keywords as for the constructor.
+        """
+        from eqattn.numeric import realize_design
+        from eqattn.numeric.basis import match_basis
+
+        problem = design.problem
+        realized = realize_design(problem, design)
+        if rep_matrices is not None and basis is not None:
+            raise ValueError("give rep_matrices or basis, not both")
+        if rep_matrices is not None:
+            basis = match_basis(problem.group, problem.rho, rep_matrices)
+        if basis is not None:
+            realized = realized.in_basis(basis.Q)
+        return cls(realized, **kwargs)
 
     @classmethod
     def from_json(cls, obj: Any, **kwargs: Any) -> "EquivariantAttention":
@@ -401,26 +327,10 @@ class EquivariantAttention(_ExactBuffers):
         ``heads``, ``head_dim`` and the orbits as ``design.orbits`` or ``orbits``, each
         ``{"subgroup": id or name, "rep": text}`` (an optional ``"count": k`` repeats it).
         When the JSON states the design's parameter count, the layer is checked against it.
+        Keywords as for :meth:`from_design` (``rep_matrices=``, ``dtype=``, ...).
         """
-        from eqattn.attention import Design, Problem
-
-        data = _load_json(obj)
-        missing = [k for k in ("group", "rep", "heads", "head_dim") if k not in data]
-        if missing:
-            raise ValueError(f"design JSON lacks the top-level key(s) {missing}")
-        design_obj = data.get("design") if isinstance(data.get("design"), dict) else {}
-        orbit_list = design_obj.get("orbits", data.get("orbits"))
-        if orbit_list is None:
-            raise ValueError('design JSON has neither "design": {"orbits": [...]} nor "orbits": [...]')
-        orbits: list[tuple[Any, str]] = []
-        for i, o in enumerate(orbit_list):
-            if "subgroup" not in o or "rep" not in o:
-                raise ValueError(f'orbits[{i}] needs "subgroup" and "rep", got {sorted(o)}')
-            orbits.extend([(o["subgroup"], o["rep"])] * int(o.get("count", 1)))
-        problem = Problem.create(data["group"], data["rep"], int(data["heads"]), int(data["head_dim"]))
-        design = Design.create(problem, orbits)
-        layer = cls.from_design(problem, design, **kwargs)
-        expected = design_obj.get("params", data.get("design_params"))
+        design, expected = design_from_json(obj)
+        layer = cls.from_design(design, **kwargs)
         if expected is not None and int(expected) != layer.num_parameters:
             raise ValueError(
                 f"the realised layer has {layer.num_parameters} parameters but the JSON says {expected}"
@@ -428,16 +338,16 @@ class EquivariantAttention(_ExactBuffers):
         return layer
 
     @classmethod
-    def from_vanilla(cls, problem: Any, design: Any, vanilla: Any, **kwargs: Any) -> "EquivariantAttention":
+    def from_vanilla(cls, design: Any, vanilla: Any, **kwargs: Any) -> "EquivariantAttention":
         """The design's layer computing the same function as a G-equivariant vanilla layer.
 
         ``vanilla`` is a :class:`VanillaAttention` or arrays ``(Wq, Wk, Wv, Wo)`` with shapes
         ``(H, d, n), (H, d, n), (H, d, n), (H, n, d)``. The per-orbit weights come from the core
         (SPEC §4.5: cluster the heads, read off the scenario, build the weights from the
-        coverage witness): ``eqattn.numeric.convert.convert_vanilla``. Raises the core's ``InputError`` when the
-        weights are not G-equivariant or the design does not cover them.
+        coverage witness): :func:`eqattn.numeric.convert_vanilla`. Raises the core's
+        ``InputError`` when the weights are not G-equivariant or the design does not cover them.
         """
-        from eqattn.numeric.convert import convert_vanilla
+        from eqattn.numeric import convert_vanilla
 
         if isinstance(vanilla, VanillaAttention):
             vanilla = (vanilla.Wq, vanilla.Wk, vanilla.Wv, vanilla.Wo)
@@ -445,8 +355,8 @@ class EquivariantAttention(_ExactBuffers):
             (a.detach().double().cpu().numpy() if isinstance(a, torch.Tensor) else np.asarray(a, dtype=np.float64))
             for a in vanilla
         ]
-        weights = convert_vanilla(problem, design, *arrs).weights
-        layer = cls.from_design(problem, design, **kwargs)
+        weights = convert_vanilla(design.problem, design, *arrs).weights
+        layer = cls.from_design(design, **kwargs)
         layer.load_design_weights(weights)
         return layer
 
@@ -663,6 +573,26 @@ def _coordinates(mat: Any, basis: np.ndarray, what: str) -> np.ndarray:
             f"{what} is not in the Hom space of its orbit (relative residual {resid / max(scale, 1e-300):.2e})"
         )
     return coef
+
+
+def design_from_json(obj: Any) -> tuple[Any, int | None]:
+    """``(design, stated parameter count or None)`` from a design JSON (see ``from_json``):
+    the problem from the top-level keys, the orbits by ``Design.from_json`` (an orbit's optional
+    ``"count": k`` repeats it)."""
+    from eqattn.attention import Design, Problem
+
+    data = _load_json(obj)
+    missing = [k for k in ("group", "rep", "heads", "head_dim") if k not in data]
+    if missing:
+        raise ValueError(f"design JSON lacks the top-level key(s) {missing}")
+    design_obj = data.get("design") if isinstance(data.get("design"), dict) else data
+    orbits = design_obj.get("orbits")
+    if not isinstance(orbits, list):
+        raise ValueError('design JSON has neither "design": {"orbits": [...]} nor "orbits": [...]')
+    expanded = [o for o in orbits for _ in range(int(o.get("count", 1)) if isinstance(o, dict) else 1)]
+    problem = Problem.create(data["group"], data["rep"], int(data["heads"]), int(data["head_dim"]))
+    design = Design.from_json(problem, {"orbits": expanded})
+    return design, design_obj.get("params", data.get("design_params"))
 
 
 def _load_json(obj: Any) -> dict:

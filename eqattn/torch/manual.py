@@ -1,8 +1,8 @@
 """Realise a design from explicit orthogonal matrices (no group catalog needed).
 
-The catalog path is ``eqattn.numeric.realize_design(problem, design)``. This module builds an
-object with the same fields (docs/contracts.md, "Numeric realisation") directly from matrices,
-for a representation you already have in matrix form, and for tests::
+The catalog path is ``eqattn.numeric.realize_design(problem, design)``. This module builds the
+same :class:`eqattn.numeric.RealizedDesign` directly from matrices, for a representation you
+already have in matrix form, and for tests::
 
     r = lambda t: np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
     G = np.stack([r(k * np.pi / 2) for k in range(4)])        # C4 acting on R^2
@@ -12,8 +12,9 @@ for a representation you already have in matrix form, and for tests::
 
 Each orbit is given by generators of its subgroup ``K`` as ``{element index: sigma_W(k)}``
 (or a sequence of ``(index, matrix)`` pairs); the subgroup and the representation ``W`` are
-their closure. With no generators, ``K`` is trivial and ``W = head_dim x trivial``.
-Hom_K(V, W) is the image of the averaging projector ``A -> mean_k sigma(k) A rho(k)^T``; its
+their closure (``FiniteGroup.from_matrices`` of the pairs ``rho(k) (+) sigma_W(k)``). With no
+generators, ``K`` is trivial and ``W = head_dim x trivial``. Hom_K(V, W) is
+``eqattn.numeric.equivariant.averaged_hom_basis`` (the image of the averaging projector); its
 orthonormal basis is ``hom_in`` and the transposes are ``hom_out`` (orthogonal reps).
 
 The matrices ``rho(g)`` must be pairwise distinct (a faithful ``rho``): elements are told apart
@@ -22,69 +23,38 @@ by their matrices. Only numpy is used here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Mapping, Sequence, Union
 
 import numpy as np
+import scipy.linalg
+
+from eqattn.errors import LimitError
+from eqattn.groups import FiniteGroup
+from eqattn.numeric.equivariant import averaged_hom_basis, fixed_vectors
+from eqattn.numeric.realize import RealizedDesign, RealizedOrbit
 
 ArrayLike = Union[np.ndarray, Sequence]
 Generators = Union[Mapping[int, ArrayLike], Sequence[tuple[int, ArrayLike]]]
 
-_KEY_DECIMALS = 7
-
-
-@dataclass(frozen=True)
-class ManualOrbit:
-    """One orbit ``(K, W)``: the fields of a realised orbit (contracts.md)."""
-
-    head_dim: int
-    cosets: np.ndarray  # (index, n_V, n_V): rho(a) for a transversal of G/K
-    hom_in: np.ndarray  # (p, dim W, n_V): orthonormal basis of Hom_K(V, W)
-    hom_out: np.ndarray  # (p, n_V, dim W): basis of Hom_K(W, V)
-    subgroup: tuple[int, ...] = ()  # element indices of K (informational)
-    coset_reps: tuple[int, ...] = ()  # element indices of the transversal (informational)
-
-
-@dataclass(frozen=True)
-class ManualRealization:
-    """The fields of ``eqattn.numeric.RealizedDesign`` that the torch layer reads."""
-
-    dim_v: int
-    group_matrices: np.ndarray  # (|G|, n_V, n_V)
-    orbits: tuple[ManualOrbit, ...]
-
-    @property
-    def params(self) -> int:
-        return 4 * sum(o.hom_in.shape[0] for o in self.orbits)
+__all__ = ["realize_from_matrices"]
 
 
 def _key(m: np.ndarray) -> bytes:
-    return (np.round(m, _KEY_DECIMALS) + 0.0).tobytes()
+    """The key ``FiniteGroup.from_matrices`` tells elements apart by (entries rounded to 1e-6)."""
+    return (np.round(m, 6) + 0.0).tobytes()
 
 
-def hom_basis(sigma: Sequence[np.ndarray], rho: Sequence[np.ndarray], tol: float = 1e-9) -> np.ndarray:
-    """Orthonormal basis ``(p, dim W, n_V)`` of ``{A : sigma(k) A rho(k)^T = A for all k}``.
-
-    ``sigma`` and ``rho`` list the matrices of every element of ``K`` (aligned).
-    """
-    w = np.asarray(sigma[0]).shape[0]
-    n = np.asarray(rho[0]).shape[0]
-    if w == 0 or n == 0:
-        return np.zeros((0, w, n))
-    # row-major vec: vec(S A R^T) = kron(S, R) vec(A)
-    proj = sum(np.kron(np.asarray(s, float), np.asarray(r, float)) for s, r in zip(sigma, rho)) / len(rho)
-    proj = (proj + proj.T) / 2
-    vals, vecs = np.linalg.eigh(proj)
-    keep = vecs[:, vals > 0.5]
-    if np.any((vals > tol) & (vals < 1 - tol)):
-        raise ValueError("the averaging operator is not a projector: are the matrices orthogonal representations?")
-    return keep.T.reshape(-1, w, n).copy()
+def _closure(name: str, gens: list[np.ndarray], limit: int) -> FiniteGroup:
+    try:
+        return FiniteGroup.from_matrices(name, gens)
+    except LimitError:
+        raise ValueError(f"{name} generate more than {limit} matrices: not closed / not a finite group") from None
 
 
 def realize_from_matrices(
     group_matrices: ArrayLike,
     orbits: Sequence[Union[Generators, tuple[Generators, int]]],
-) -> ManualRealization:
+) -> RealizedDesign:
     """Realise a design given by explicit matrices.
 
     ``group_matrices``: ``(|G|, n_V, n_V)`` orthogonal matrices, a faithful representation
@@ -103,15 +73,13 @@ def realize_from_matrices(
         if k in index:
             raise ValueError("group_matrices must be pairwise distinct (a faithful representation)")
         index[k] = i
-    ident = index.get(_key(np.eye(n)))
-    if ident is None:
+    if _key(np.eye(n)) not in index:
         raise ValueError("group_matrices does not contain the identity")
-
-    def mul(a: int, b: int) -> int:
-        k = _key(G[a] @ G[b])
-        if k not in index:
-            raise ValueError("group_matrices is not closed under multiplication")
-        return index[k]
+    whole = _closure("group_matrices", list(G), order)
+    if whole.order != order:
+        raise ValueError("group_matrices is not closed under multiplication")
+    to_user = np.array([index[_key(m)] for m in whole.matrices])  # closure order -> given order
+    from_user = np.argsort(to_user)
 
     built = []
     for spec in orbits:
@@ -128,35 +96,27 @@ def realize_from_matrices(
             raise ValueError("an orbit without generators (K trivial) needs an explicit head_dim")
         else:
             w = head_dim
-        # closure of the pairs (g, sigma(g)); sigma must be a homomorphism
-        sig: dict[int, np.ndarray] = {ident: np.eye(w)}
-        queue = [ident]
-        while queue:
-            h = queue.pop()
-            for g, s in gens:
-                gh, sgh = mul(g, h), s @ sig[h]
-                if gh in sig:
-                    if not np.allclose(sig[gh], sgh, atol=1e-9):
-                        raise ValueError("the W matrices do not define a representation of K")
-                else:
-                    sig[gh] = sgh
-                    queue.append(gh)
-        K = sorted(sig)
-        basis = hom_basis([sig[k] for k in K], [G[k] for k in K])
-        covered: set[int] = set()
-        reps = []
-        for g in range(order):
-            if g not in covered:
-                reps.append(g)
-                covered.update(mul(g, k) for k in K)
+        # K and sigma_W: the closure of the pairs rho(k) (+) sigma(k); sigma is a homomorphism
+        # iff the closure has one pair per element of K
+        if gens:
+            pairs = _closure("the W matrices", [scipy.linalg.block_diag(G[g], s) for g, s in gens], order * order)
+            rho_k, sig = pairs.matrices[:, :n, :n], pairs.matrices[:, n:, n:]
+            K = [index[_key(m)] for m in rho_k]
+            if len(set(K)) != len(K):
+                raise ValueError("the W matrices do not define a representation of K")
+        else:
+            K, rho_k, sig = [index[_key(np.eye(n))]], np.eye(n)[None], np.eye(w)[None]
+        basis = averaged_hom_basis(sig, rho_k)
+        reps = [int(to_user[a]) for a in whole.left_transversal(np.sort(from_user[K]))]
         built.append(
-            ManualOrbit(
+            RealizedOrbit(
                 head_dim=w,
                 cosets=G[reps].copy(),
+                coset_reps=tuple(reps),
                 hom_in=basis,
                 hom_out=np.ascontiguousarray(basis.transpose(0, 2, 1)),
-                subgroup=tuple(K),
-                coset_reps=tuple(reps),
+                w_fixed=fixed_vectors(sig),
+                subgroup=tuple(sorted(K)),
             )
         )
-    return ManualRealization(dim_v=n, group_matrices=G, orbits=tuple(built))
+    return RealizedDesign(dim_v=n, group_matrices=G, orbits=tuple(built))

@@ -40,7 +40,7 @@ def assert_equivariant(layer, X):
 
 def test_example2_parameter_count_and_equivariance():
     problem, design = example2()
-    layer = EquivariantAttention.from_design(problem, design, dtype=F64, generator=torch.Generator().manual_seed(0))
+    layer = EquivariantAttention.from_design(design, dtype=F64, generator=torch.Generator().manual_seed(0))
     assert sum(p.numel() for p in layer.parameters()) == 8 == layer.num_parameters
     assert check_report(problem, design)["design_params"] == 8
     assert problem.vanilla_params == VanillaAttention(2, 1, 2).num_parameters == 16
@@ -60,7 +60,7 @@ def test_example2_parameter_count_and_equivariance():
 def test_matches_core_reference(make):
     """Our forward equals the core's numpy reference on the same per-orbit weights."""
     problem, design = make()
-    layer = EquivariantAttention.from_design(problem, design, dtype=F64, generator=torch.Generator().manual_seed(2))
+    layer = EquivariantAttention.from_design(design, dtype=F64, generator=torch.Generator().manual_seed(2))
     assert layer.num_parameters == design.params
     weights = layer.design_weights()
     blocks = expand_design(problem, design, weights)
@@ -75,7 +75,7 @@ def test_matches_core_reference(make):
 def test_d3_regular_equivariance_and_count():
     problem, design = d3_regular()
     assert problem.dim_v == 6
-    layer = EquivariantAttention.from_design(problem, design, dtype=F64, generator=torch.Generator().manual_seed(4))
+    layer = EquivariantAttention.from_design(design, dtype=F64, generator=torch.Generator().manual_seed(4))
     # SPEC §3: 4 * sum_tau m_tau(V|K) m_tau(W) e_tau; V|C2 = 3A+3B, V|C3 = 2A+2E1, V|C1 = 6A
     assert layer.num_parameters == 4 * (3 + 3 + 2 * 1 * 2 + 6) == design.params
     assert sum(p.numel() for p in layer.parameters()) == layer.num_parameters
@@ -90,7 +90,7 @@ def test_witness_weights_reproduce_vanilla(make):
     """SPEC §4.5 (⇐) end to end: for every covered clustering and witness, a sampled
     equivariant vanilla layer is reproduced by the torch layer with the core's design weights."""
     problem, design = make()
-    layer = EquivariantAttention.from_design(problem, design, dtype=F64)
+    layer = EquivariantAttention.from_design(design, dtype=F64)
     rng = np.random.default_rng(0)
     X = rng.normal(size=(2, 5, problem.dim_v))
     checked = 0
@@ -190,7 +190,7 @@ def test_from_vanilla(make):
             s = sample_vanilla(problem, c, opts, rng)
             teacher = VanillaAttention.from_numpy(s.Wq, s.Wk, s.Wv, s.Wo)
             for source in (teacher, (s.Wq, s.Wk, s.Wv, s.Wo)):
-                layer = EquivariantAttention.from_vanilla(problem, design, source, dtype=F64)
+                layer = EquivariantAttention.from_vanilla(design, source, dtype=F64)
                 want = teacher(X).detach()
                 err = float((layer(X).detach() - want).abs().max())
                 assert err < 1e-9 * max(float(want.abs().max()), 1.0)
@@ -199,4 +199,4 @@ def test_from_vanilla(make):
     bad = VanillaAttention(2, 1, problem.dim_v, dtype=F64, generator=torch.Generator().manual_seed(0))
     if problem.group.name == "C4":
         with pytest.raises(ValueError):  # InputError: not G-equivariant
-            EquivariantAttention.from_vanilla(problem, design, bad)
+            EquivariantAttention.from_vanilla(design, bad)

@@ -6,7 +6,6 @@ import io
 import os
 import subprocess
 import sys
-import time
 from types import SimpleNamespace
 
 import numpy as np
@@ -356,17 +355,13 @@ def test_device_matches_reference(device):
 
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
 def test_torch_compile():
-    if sys.platform.startswith("win"):
-        pytest.skip("inductor CPU needs a C++ compiler")
     case = CASES[5]  # padded heads, dense and sparse (index_add) expansions
     layer = build(case, seed=1)
     assert any(o.hom_in_vals is not None for o in layer.orbits) and any(o.hom_in_vals is None for o in layer.orbits)
     X = rand_x(6, seed=2)
     mask = torch.ones(7, 7, dtype=torch.bool).tril()
     compiled = torch.compile(layer, fullgraph=True)
-    t0 = time.perf_counter()
-    Y = compiled(X, attn_mask=mask)
-    assert time.perf_counter() - t0 < 120
+    Y = compiled(X, attn_mask=mask)  # compile time is a benchmark matter, not asserted here
     assert max_err(Y, layer(X, attn_mask=mask)) < TOL
     Y.sum().backward()
     assert all(p.grad is not None for p in layer.parameters() if p.numel())
