@@ -18,7 +18,7 @@ from ..groups import SubgroupClass
 from ..reps import Rep, conjugate_character, decompose, induce_character, irreps_of
 from ..reps.matrices import isotypic_projector
 from .problem import Problem
-from .supports import maximal_supports, reduced_problem
+from .supports import reduced_problem, supports_of
 
 KBAR_TOL = 1e-7
 MAX_OPTIONS = 20000
@@ -254,10 +254,8 @@ class OptionTable:
         K = self.G.subgroup_classes[cid]
         key = ("degenerate", cid)
         if key not in self._kbar:
-            VK = self.problem.restrict(K)
             self._kbar[key] = any(  # type: ignore[assignment]
-                self.G.subgroup_classes[self.kbar(K, S)[0]].order != K.order
-                for S in maximal_supports(VK, self.problem.head_dim)
+                self.G.subgroup_classes[self.kbar(K, S)[0]].order != K.order for S in supports_of(self.problem, cid)
             )
         return self._kbar[key]  # type: ignore[return-value]
 

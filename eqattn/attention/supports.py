@@ -100,6 +100,14 @@ def maximal_supports(bound: Rep, cap: int) -> list[tuple[int, ...]]:
     return out
 
 
+def supports_of(problem: Problem, cid: int) -> list[tuple[int, ...]]:
+    """maximal_supports(V|K, d) for subgroup class `cid`, memoised per problem."""
+    return problem.cached(
+        f"supports:{cid}",
+        lambda: maximal_supports(problem.restrict(problem.group.subgroup_classes[cid]), problem.head_dim),
+    )
+
+
 def profiles_with_support(bound: Rep, cap: int, support: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
     """The maximal profiles with exactly this support (for tests and small cases)."""
     dims = [int(x) for x in bound.irreps.dims]
