@@ -8,7 +8,7 @@ from functools import lru_cache
 from ..errors import LimitError
 from .problem import Problem
 
-MAX_CLUSTERINGS = 5000
+MAX_CLUSTERINGS = 20000
 
 
 @dataclass(frozen=True)
