@@ -35,7 +35,8 @@ import numpy as np
 from ..errors import LimitError
 from ..reps import Rep, irreps_of, zero
 from .clusterings import Clustering, clusterings
-from .coverage import ScenarioResult, Verdict, _Search, check_scenario
+from .assignment import Demand
+from .coverage import DesignSearch, ScenarioResult, Verdict, check_scenario, demands_of
 from .demands import Block, DemandSpace
 from .design import Design
 from .hosting import hosting
@@ -87,8 +88,9 @@ class SymbolicChecker:
         self.design = design
         self.table = option_table(problem)
         self.h = hosting(problem)
-        self.search = _Search(problem, design, reduce=False)
-        ms = self.search.multisets()
+        self.search = DesignSearch(problem, design, reduce=True)
+        self.dom = self.search.dominance
+        ms = self.dom.multisets if self.dom is not None else None
         if ms is None:
             raise LimitError("orbits", "the design has too many distinct orbit multisets for the symbolic check")
         self.ms = ms
@@ -98,6 +100,9 @@ class SymbolicChecker:
         self._patterns: dict[tuple[int, int], list[Pattern]] = {}
         self._pool: dict[tuple, list[PoolPattern]] = {}
         self._spaces: dict[tuple, DemandSpace] = {}
+        self._mins: dict[tuple, list[tuple[int, ...]]] = {}
+        self._plans: dict[tuple, tuple | None] = {}
+        self._single: dict[tuple, tuple] = {}
 
     # ----- orbit classification ---------------------------------------------------------
     def is_zero_orbit(self, orbit: tuple[int, int]) -> bool:
@@ -290,7 +295,7 @@ class SymbolicChecker:
         if D.is_zero():
             return (True,) * len(self.ms)
         Dv = np.array(D.mults)
-        return tuple(bool(s.shape[0] and (s >= Dv).all(axis=1).any()) for s in self.search.host_sums(kb, P))
+        return tuple(bool(s.shape[0] and (s >= Dv).all(axis=1).any()) for s in self.dom.host_sums(kb, P))
 
     def _compute_patterns(self, orbit: tuple[int, int]) -> list[Pattern]:
         G = self.problem.group
@@ -303,7 +308,7 @@ class SymbolicChecker:
                 a = Rep(K, a_vec)
                 kb2, c2, P = self.table.image(K, a)
                 assert (kb2, c2) == (kb, c)
-                sums = self.search.host_sums(kb, P)
+                sums = self.dom.host_sums(kb, P)
                 for (b_raw,) in self._defeated_sets(space, sums):
                     b = _extend(VK, b_raw, orbit[1] * self.problem.head_dim)
                     D = self.table.demand(K, b, kb, c)
@@ -318,7 +323,7 @@ class SymbolicChecker:
             G = self.problem.group
             space = self._space(key, self.top.id, 0)
             P0 = zero(self.top)
-            sums = self.search.host_sums(self.top.id, P0)
+            sums = self.dom.host_sums(self.top.id, P0)
             cands = []
             for bs in self._defeated_sets(space, sums):
                 opts = []
@@ -377,11 +382,89 @@ class SymbolicChecker:
             raise LimitError("heads", f"clustering {c.id} has {n} abstract scenarios; at most {MAX_ABSTRACT_SCENARIOS}")
         witnesses = []
         for opts in self._scenarios(c):
-            r = check_scenario(self.problem, self.design, opts, self.search)
+            r = self.check_scenario(opts)
             if not r.ok:
                 return Verdict(c, False, (), r, n)
             witnesses.append(r)
         return Verdict(c, True, tuple(witnesses), None, n)
+
+    def check_scenario(self, opts: tuple[Option, ...]) -> ScenarioResult:
+        """Assignment by patterns (Lemma 6: an assignment exists iff the demands get disjoint
+        multisets y_j in their patterns), then double cosets per demand within y_j."""
+        demands = demands_of(self.problem, opts)
+        plan = self._plan(demands)
+        if plan is None:
+            r = check_scenario(self.problem, self.design, opts, self.search)
+            if r.ok:  # the two exact searches must agree
+                raise AssertionError("pattern search and assignment search disagree")
+            return r
+        return ScenarioResult(opts, demands, self.search.witness(demands, plan))
+
+    def _minimal_multisets(self, d: Demand) -> list[tuple[int, ...]]:
+        key = d.value()
+        if key not in self._mins:
+            meets = self._meets(d.kbar, d.P, d.D)
+            ys = [self.ms[k] for k, ok in enumerate(meets) if ok]
+            mins = []
+            for y in ys:  # ms is ordered by size: a later y never lies below an earlier one
+                if not any(all(u <= v for u, v in zip(z, y)) for z in mins):
+                    mins.append(y)
+            self._mins[key] = mins
+        return self._mins[key]
+
+    def _plan(self, demands: tuple[Demand, ...]) -> tuple | None:
+        values = [d.value() for d in demands]
+        order = sorted(range(len(demands)), key=lambda j: values[j])
+        key = tuple(values[j] for j in order)
+        if key not in self._plans:
+            self._plans[key] = self._plan_sorted([demands[j] for j in order])
+        res = self._plans[key]
+        if res is None:
+            return None
+        out: list = [()] * len(demands)
+        for pos, j in enumerate(order):
+            out[j] = res[pos]
+        return tuple(out)
+
+    def _plan_sorted(self, demands: list[Demand]) -> tuple | None:
+        mins = [self._minimal_multisets(d) for d in demands]
+        if any(not m for m in mins):
+            return None
+        counts = tuple(self.search.search.counts.get(t, 0) for t in range(len(self.ms[-1])))
+        seq = sorted(range(len(demands)), key=lambda j: len(mins[j]))
+        failed: set = set()
+        chosen: list[tuple[int, ...]] = [()] * len(demands)
+        steps = [0]
+
+        def dfs(pos: int, left: tuple[int, ...]) -> bool:
+            if pos == len(seq):
+                return True
+            if (pos, left) in failed:
+                return False
+            steps[0] += 1
+            if steps[0] > MAX_SEARCH_NODES:
+                raise LimitError("orbits", f"the assignment search exceeded {MAX_SEARCH_NODES} steps")
+            j = seq[pos]
+            for y in mins[j]:
+                if all(u <= v for u, v in zip(y, left)):
+                    chosen[j] = y
+                    if dfs(pos + 1, tuple(v - u for u, v in zip(y, left))):
+                        return True
+            failed.add((pos, left))
+            return False
+
+        if not dfs(0, counts):
+            return None
+        plan = []
+        for d, y in zip(demands, chosen):
+            key = (d.value(), y)
+            if key not in self._single:
+                sub = self.search.search.solve_with([d], {t: k for t, k in enumerate(y) if k})
+                if sub is None:
+                    raise AssertionError("a multiset in the pattern cannot meet its demand")
+                self._single[key] = sub[0]
+            plan.append(self._single[key])
+        return tuple(plan)
 
     def first_uncovered(self, c: Clustering) -> ScenarioResult | None:
         v = self.check_clustering(c)
