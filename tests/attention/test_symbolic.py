@@ -109,6 +109,41 @@ def test_symbolic_agrees_with_enumeration(pd) -> None:  # noqa: ANN001
     check_against_reference(p, design)
 
 
+@st.composite
+def degenerate_problem_and_design(draw):  # noqa: ANN001, ANN201
+    """V with one or two distinct irreps (K̄ > K is common: SPEC §4.3), or only irreps of
+    dimension ≥ 2 with d small (zero pools of several orbits)."""
+    G = get_group(draw(st.sampled_from(GROUPS)))
+    top = G.subgroup_classes[-1]
+    ir = irreps_of(top)
+    mults = [0] * len(ir)
+    big = [i for i in range(len(ir)) if ir.dims[i] >= 2]
+    if big and draw(st.booleans()):
+        for i in big:
+            mults[i] = draw(st.integers(0, 2))
+        mults[big[0]] = max(mults[big[0]], 1)
+        d = draw(st.integers(1, 2))
+    else:
+        for i in draw(st.lists(st.sampled_from(range(len(ir))), min_size=1, max_size=2, unique=True)):
+            mults[i] = draw(st.integers(1, 3))
+        d = draw(st.integers(1, 3))
+    p = Problem(G, Rep(top, tuple(mults)), draw(st.integers(1, 5)), d)
+    orbits = []
+    for _ in range(draw(st.integers(0, 4))):
+        K = draw(st.sampled_from(G.subgroup_classes))
+        W = tuple(draw(st.integers(0, m)) for m in p.restrict(K).mults)
+        if any(W):
+            orbits.append(DesignOrbit(K, Rep(K, W)))
+    return p, Design(p, tuple(orbits))
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(degenerate_problem_and_design())
+def test_symbolic_agrees_on_degenerate_and_pooled_problems(pd) -> None:  # noqa: ANN001
+    p, design = pd
+    check_against_reference(p, design)
+
+
 def _atlas_rows(step: int) -> list[dict]:
     with ATLAS.open() as f:
         rows = [r for r in csv.DictReader(f) if r["status"] == "optimal" and int(r["dim_v"]) <= 8]
