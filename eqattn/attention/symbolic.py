@@ -159,53 +159,82 @@ class SymbolicChecker:
                 if ub > W[rho]:
                     pairs.append((i, rho))
         rel = sorted({j for i, rho in pairs for j in range(len(S)) if Cs[i][j, rho]})
+        # a relevant irrep is "single" when every breakable pair it enters has it as its only
+        # coefficient: that pair breaks iff a_σ passes a threshold, so only the interval of
+        # a_σ between consecutive thresholds matters (Lemma 6, intervals)
+        nz = {(i, rho): [j for j in range(len(S)) if Cs[i][j, rho]] for i, rho in pairs}
+        single = {j for j in rel if all(nz[q] == [j] for q in pairs if j in nz[q])}
         out: dict[bytes, tuple[np.ndarray, tuple[int, ...]]] = {}
         for r in slacks_for_support(VK, d, S):
             sat = [j for j, s in enumerate(S) if dims[S[j]] <= r]
             free = [j for j in range(len(S)) if j not in sat]
             target = d - r - sum(m[S[j]] * dims[S[j]] for j in sat)
-            free_rel = [j for j in free if j in rel]
-            free_irr = [j for j in free if j not in rel]
-            irr_items = [(dims[S[j]], m[S[j]]) for j in free_irr]
-            reach = _reach_table(irr_items, target)
+            multi = [j for j in free if j in rel and j not in single]
+            singles = [j for j in free if j in single]
+            irr = [j for j in free if j not in rel]
+            irr_items = [(dims[S[j]], 1, m[S[j]]) for j in irr]
+            own = {j: [q for q in pairs if nz[q] == [j]] for j in singles}
+            levels = {}
+            for j in singles:
+                hi_all = min(m[S[j]], target // dims[S[j]])
+                cuts = sorted({-(-(int(Ws[i][rho]) + 1) // int(Cs[i][j, rho])) for i, rho in own[j]})
+                cuts = [c for c in cuts if 1 < c <= hi_all]
+                bounds = [1] + cuts + [hi_all + 1]
+                levels[j] = [(lo, hi - 1) for lo, hi in zip(bounds, bounds[1:]) if lo <= hi - 1]
             rows = np.zeros((1, len(S)), dtype=np.int64)
             for j in sat:
                 rows[:, j] = m[S[j]]
             used = np.zeros(1, dtype=np.int64)
             rest_min = sum(dims[S[j]] for j in free)
-            for j in free_rel:
+            for j in multi:
                 dl = dims[S[j]]
                 rest_min -= dl
                 ks = np.arange(1, min(m[S[j]], target // dl) + 1, dtype=np.int64)
+                n0 = rows.shape[0]
                 rows = np.repeat(rows, ks.size, axis=0)
-                used = np.repeat(used, ks.size) + np.tile(ks * dl, used.size)
-                rows[:, j] = np.tile(ks, rows.shape[0] // max(ks.size, 1)) if ks.size else rows[:, j]
+                used = np.repeat(used, ks.size) + np.tile(ks * dl, n0)
+                if ks.size:
+                    rows[:, j] = np.tile(ks, n0)
                 ok = used + rest_min <= target
                 rows, used = rows[ok], used[ok]
                 if rows.shape[0] > MAX_PROFILE_ROWS:
                     raise LimitError("head_dim", f"more than {MAX_PROFILE_ROWS} profiles to compare for hosting")
             if rows.shape[0] == 0:
                 continue
-            ok = np.array([bool(reach[-1] >> int(target - u) & 1) if target - u >= 0 else False for u in used])
-            rows, used = rows[ok], used[ok]
-            if rows.shape[0] == 0:
-                continue
-            # hosting mask per row (all slots; pairs that cannot break are skipped)
-            mask = np.ones((rows.shape[0], len(slots)), dtype=bool)
-            for i, rho in pairs:
-                v = rows @ Cs[i][:, rho]
-                mask[:, i] &= v <= Ws[i][rho]
-            keys, first = np.unique(np.packbits(mask, axis=1), axis=0, return_index=True)
-            for k, f in zip(keys, first):
-                kk = k.tobytes()
-                if kk in out:
+            # pairs decided by the row (sat + multi coordinates) and by the single levels
+            row_mask = np.ones((rows.shape[0], len(slots)), dtype=bool)
+            for q in pairs:
+                if len(nz[q]) == 1 and nz[q][0] in singles:
                     continue
-                a = np.zeros(len(m), dtype=np.int64)
-                for j in range(len(S)):
-                    a[S[j]] = rows[f, j]
-                for j, k2 in zip(free_irr, _decompose(irr_items, reach, target - int(used[f]))):
-                    a[S[j]] = k2
-                out[kk] = (mask[f], tuple(int(x) for x in a))
+                i, rho = q
+                row_mask[:, i] &= rows @ Cs[i][:, rho] <= Ws[i][rho]
+            combos = list(product(*[levels[j] for j in singles]))
+            if len(combos) * rows.shape[0] > 4 * MAX_PROFILE_ROWS:
+                raise LimitError("head_dim", f"more than {MAX_PROFILE_ROWS} profile classes to compare for hosting")
+            for combo in combos:
+                items = [(dims[S[j]], lo, hi) for j, (lo, hi) in zip(singles, combo)] + irr_items
+                reach = _reach_table(items, target)
+                rem = target - used
+                ok = np.array([u >= 0 and bool(reach[-1] >> int(u) & 1) for u in rem], dtype=bool)
+                if not ok.any():
+                    continue
+                mask = row_mask[ok].copy()
+                for j, (lo, hi) in zip(singles, combo):
+                    for i, rho in own[j]:
+                        if int(Cs[i][j, rho]) * lo > Ws[i][rho]:
+                            mask[:, i] = False
+                sub_rows, sub_rem = rows[ok], rem[ok]
+                keys, first = np.unique(np.packbits(mask, axis=1), axis=0, return_index=True)
+                for k, f in zip(keys, first):
+                    kk = k.tobytes()
+                    if kk in out:
+                        continue
+                    a = np.zeros(len(m), dtype=np.int64)
+                    for j in range(len(S)):
+                        a[S[j]] = sub_rows[f, j]
+                    for j, k2 in zip(singles + irr, _decompose(items, reach, int(sub_rem[f]))):
+                        a[S[j]] = k2
+                    out[kk] = (mask[f], tuple(int(x) for x in a))
         return list(out.values())
 
     # ----- demand search ---------------------------------------------------------------
@@ -512,26 +541,26 @@ def _minimal_vectors(vs: list[tuple]) -> list[tuple]:
     return out
 
 
-def _reach_table(items: list[tuple[int, int]], target: int) -> list[int]:
-    """Prefix bitsets: bit s of table[i] says s = Σ_{j<i} a_j δ_j with 1 ≤ a_j ≤ m_j."""
+def _reach_table(items: list[tuple[int, int, int]], target: int) -> list[int]:
+    """Prefix bitsets: bit s of table[i] says s = Σ_{j<i} a_j δ_j with lo_j ≤ a_j ≤ hi_j."""
     mask = (1 << (max(target, 0) + 1)) - 1
     table = [1]
-    for delta, m in items:
+    for delta, lo, hi in items:
         nxt = 0
         cur = table[-1]
-        for k in range(1, min(m, max(target, 0) // delta) + 1):
+        for k in range(lo, min(hi, max(target, 0) // delta) + 1):
             nxt |= cur << (k * delta)
         table.append(nxt & mask)
     return table
 
 
-def _decompose(items: list[tuple[int, int]], table: list[int], total: int) -> list[int]:
-    """a_j (1 ≤ a_j ≤ m_j) with Σ a_j δ_j = total, using the prefix bitsets."""
+def _decompose(items: list[tuple[int, int, int]], table: list[int], total: int) -> list[int]:
+    """a_j (lo_j ≤ a_j ≤ hi_j) with Σ a_j δ_j = total, using the prefix bitsets."""
     out = [0] * len(items)
     rem = total
     for i in range(len(items) - 1, -1, -1):
-        delta, m = items[i]
-        for k in range(1, m + 1):
+        delta, lo, hi = items[i]
+        for k in range(lo, hi + 1):
             if rem - k * delta >= 0 and (table[i] >> (rem - k * delta)) & 1:
                 out[i] = k
                 rem -= k * delta
