@@ -1,7 +1,7 @@
 """Clusterings (with degenerate flags) and coverage of given designs at real transformer
 sizes (issue 9), with the enumerating checker as the baseline on small sizes.
 
-Run: .venv/bin/python benchmarks/coverage_scale.py [--quick] [--no-small]
+Run: .venv/bin/python benchmarks/coverage_scale.py [--quick] [--no-small] [--only D8,Q8,D4h]
 
 Grid (issue 9): G in {C2, C4, C8, D4, D8, Q8, C2xC2, A4, S4} with V = m x regular,
 m = dim V // |G| for dim V in {64, 128, 256}; Oh and D4h with V = k x vector + k x trivial
@@ -95,7 +95,11 @@ def main() -> int:
     cov_times: list[float] = []
     refused = 0
     print(f"{'group':<6} {'V':<26} {'H':>3} {'d':>4} {'clust':>6} {'cl s':>6}  designs (time s, covered/total)")
+    only = next((a.split("=", 1)[1] if "=" in a else sys.argv[sys.argv.index(a) + 1] for a in sys.argv if a.startswith("--only")), None)
+    keep = set(only.split(",")) if only else None
     for name, rep, m, H, d in problems(quick):
+        if keep is not None and name not in keep:
+            continue
         get_group(name)  # built once, outside the timing
         try:
             p = Problem.create(name, rep, H, d)
