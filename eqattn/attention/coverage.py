@@ -165,6 +165,21 @@ SMALL_HEADS = 8
 SMALL_HEAD_DIM = 8
 
 
+_SYMBOLIC: list = []  # the symbolic engine, registered by attention/symbolic.py on import
+
+
+def register_symbolic(engine) -> None:  # noqa: ANN001 - (Problem, Design) -> tuple[Verdict, ...]
+    """symbolic.py registers `symbolic_coverage` here (it imports this module, so this module
+    cannot import it; the package `eqattn.attention` imports both)."""
+    _SYMBOLIC[:] = [engine]
+
+
+def _symbolic_coverage(problem: Problem, design: Design) -> tuple[Verdict, ...]:
+    if not _SYMBOLIC:
+        raise RuntimeError("the symbolic engine is not registered (import eqattn.attention)")
+    return _SYMBOLIC[0](problem, design)
+
+
 def uses_symbolic(problem: Problem) -> bool:
     """Whether `check_coverage` routes this problem to the symbolic engine (symbolic.py):
     every problem past the atlas sizes; small ones stay on the enumerating reference."""
@@ -178,17 +193,13 @@ def check_coverage(problem: Problem, design: Design, reduce: bool = True) -> tup
     (docs/theory-scale.md). `reduce=False` checks every scenario (no design-specific
     dominance), for benchmarks; it never routes."""
     if reduce and uses_symbolic(problem):
-        from .symbolic import symbolic_coverage
-
-        return symbolic_coverage(problem, design)
+        return _symbolic_coverage(problem, design)
     try:
         return enumerated_coverage(problem, design, reduce)
     except LimitError:
         if not reduce:
             raise
-        from .symbolic import symbolic_coverage
-
-        return symbolic_coverage(problem, design)
+        return _symbolic_coverage(problem, design)
 
 
 def enumerated_coverage(problem: Problem, design: Design, reduce: bool = True) -> tuple[Verdict, ...]:

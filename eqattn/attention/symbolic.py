@@ -36,7 +36,7 @@ from ..errors import LimitError
 from ..reps import Rep, irreps_of, zero
 from .clusterings import Clustering, clusterings
 from .assignment import Demand
-from .coverage import DesignSearch, ScenarioResult, Verdict, check_scenario, demands_of
+from .coverage import DesignSearch, ScenarioResult, Verdict, check_scenario, demands_of, register_symbolic
 from .demands import Block, DemandSpace
 from .design import Design
 from .hosting import hosting
@@ -529,6 +529,9 @@ def symbolic_coverage(problem: Problem, design: Design) -> tuple[Verdict, ...]:
     if total > MAX_ABSTRACT_SCENARIOS:
         raise LimitError("heads", f"this design needs {total} abstract scenarios checked; at most {MAX_ABSTRACT_SCENARIOS}")
     return tuple(chk.check_clustering(c) for c in cl)
+
+
+register_symbolic(symbolic_coverage)
 
 
 # ----- helpers ----------------------------------------------------------------------------
