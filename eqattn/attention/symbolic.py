@@ -105,10 +105,14 @@ class SymbolicChecker:
         self._single: dict[tuple, tuple] = {}
         self._defeat_memo: dict[tuple, tuple] = {}
         self._hostclass: dict[int, dict] = {}
+        self._zero: dict[int, bool] = {}
 
     # ----- orbit classification ---------------------------------------------------------
     def is_zero_orbit(self, orbit: tuple[int, int]) -> bool:
-        return supports_of(self.problem, orbit[0]) == [()]
+        z = self._zero.get(orbit[0])
+        if z is None:
+            z = self._zero[orbit[0]] = supports_of(self.problem, orbit[0]) == [()]
+        return z
 
     # ----- hosting sets ------------------------------------------------------------------
     def _slots(self, kb: int) -> list[tuple[int, int]]:
