@@ -32,19 +32,24 @@ class OptimizeIn(ProblemIn):
     """The problem, and how long the search may run (the final re-checks come on top)."""
 
     time_limit: float | None = Field(default=None, gt=0, le=MAX_TIME_LIMIT, description="seconds (default 30)")
+    max_heads: int | None = Field(default=None, ge=1, le=4096, description="at most this many heads in all")
+    max_head_dim: int | None = Field(default=None, ge=1, le=4096, description="every head of at most this dimension")
+    work_limit: int | None = Field(default=None, ge=1, le=10**9, description="solver nodes (deterministic limit)")
 
 
-def optimize_json(backend: Any, group: str, rep: str, heads: int, head_dim: int, time_limit: float) -> dict:
-    """The optimiser's JSON for one problem (the core's, unless the backend answers itself)."""
+def optimize_json(backend: Any, group: str, rep: str, heads: int, head_dim: int, time_limit: float, **limits: Any) -> dict:
+    """The optimiser's JSON for one problem (the core's, unless the backend answers itself).
+    `limits`: max_heads, max_head_dim, work_limit (None: unconstrained)."""
+    limits = {k: v for k, v in limits.items() if v is not None}
     custom = getattr(backend, "optimize", None)
     if callable(custom):
-        return custom(group, rep, heads, head_dim, time_limit)
+        return custom(group, rep, heads, head_dim, time_limit, **limits)
     from eqattn.attention import Problem
     from eqattn.attention.optimize import optimize
 
     make = getattr(backend, "problem", None)
     problem = make(group, rep, heads, head_dim) if callable(make) else Problem.create(group, rep, heads, head_dim)
-    return optimize(problem, time_limit).to_json()
+    return optimize(problem, time_limit, **limits).to_json()
 
 
 @router.post("/api/optimize", responses={422: {"model": ErrorOut, "description": "bad input or a problem too large"}})
@@ -52,4 +57,7 @@ def optimize_route(body: OptimizeIn, request: Request) -> dict:
     """The covering design with the fewest parameters, proven optimal or with its gap."""
     backend = getattr(request.app.state, "backend", None)
     tl = body.time_limit if body.time_limit is not None else DEFAULT_TIME_LIMIT
-    return optimize_json(backend, body.group, body.rep, body.heads, body.head_dim, tl)
+    return optimize_json(
+        backend, body.group, body.rep, body.heads, body.head_dim, tl,
+        max_heads=body.max_heads, max_head_dim=body.max_head_dim, work_limit=body.work_limit,
+    )

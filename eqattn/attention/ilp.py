@@ -76,6 +76,8 @@ class Solution:
     values: np.ndarray | None
     time_s: float
     backend: str
+    nodes: int = 0  # branch-and-bound nodes the solver explored (the work a work limit counts)
+    stopped: str | None = None  # "time" | "work" when that limit stopped the solver before a proof
 
 
 # ----- HiGHS ---------------------------------------------------------------------------------
@@ -112,7 +114,12 @@ def _new_highs():  # noqa: ANN202
 
 
 def _solve_highs(
-    m: Model, time_limit: float | None, hint: np.ndarray | None, threads: int | None, presolve: bool | None = None
+    m: Model,
+    time_limit: float | None,
+    hint: np.ndarray | None,
+    threads: int | None,
+    presolve: bool | None = None,
+    node_limit: int | None = None,
 ) -> Solution:
     """HiGHS branch and cut, presolve off by default (HIGHS_PRESOLVE). A warm start (`hint`)
     is passed only with presolve off: HiGHS 1.16 with presolve on and a user solution can
@@ -133,6 +140,8 @@ def _solve_highs(
         h.setOptionValue(k, v)
     if time_limit is not None:
         h.setOptionValue("time_limit", max(float(time_limit), 0.01))
+    if node_limit is not None:
+        h.setOptionValue("mip_max_nodes", max(int(node_limit), 1))
     n = m.num_vars
     lp = highspy.HighsLp()
     lp.num_col_ = n
@@ -173,7 +182,7 @@ def _solve_highs(
         # without presolve
         if presolve:
             left = None if time_limit is None else max(0.01, time_limit - (time.perf_counter() - t0))
-            return _solve_highs(m, left, hint, threads, presolve=False)
+            return _solve_highs(m, left, hint, threads, presolve=False, node_limit=node_limit)
         raise RuntimeError("HiGHS returned a solution inconsistent with the model")
     if st == S.kOptimal:
         status, bound = "optimal", float(obj)
@@ -184,7 +193,11 @@ def _solve_highs(
         if not np.isfinite(bound):
             bound = -float("inf")
         status = "feasible" if values is not None else "unknown"
-    return Solution(status, obj, bound, values, time.perf_counter() - t0, "highs")
+    nodes = max(1, int(info.mip_node_count))
+    stopped = None
+    if status in ("feasible", "unknown"):
+        stopped = "work" if st in (S.kSolutionLimit, S.kIterationLimit) else "time"
+    return Solution(status, obj, bound, values, time.perf_counter() - t0, "highs", nodes, stopped)
 
 
 # ----- OR-Tools CP-SAT -----------------------------------------------------------------------
@@ -196,7 +209,7 @@ def cpsat_available() -> bool:
     return True
 
 
-def _solve_cpsat(m: Model, time_limit: float | None, hint: np.ndarray | None, threads: int | None) -> Solution:
+def _solve_cpsat(m: Model, time_limit: float | None, hint: np.ndarray | None, threads: int | None, node_limit: int | None = None) -> Solution:
     from ortools.sat.python import cp_model
 
     t0 = time.perf_counter()
@@ -220,17 +233,25 @@ def _solve_cpsat(m: Model, time_limit: float | None, hint: np.ndarray | None, th
     solver.parameters.random_seed = 0
     if time_limit is not None:
         solver.parameters.max_time_in_seconds = max(float(time_limit), 0.01)
+    if node_limit is not None:
+        # deterministic: one worker, and a budget of branches (CP-SAT's search nodes)
+        solver.parameters.num_workers = 1
+        solver.parameters.max_number_of_conflicts = max(int(node_limit), 1)
     st = solver.Solve(md)
+    nodes = max(1, int(solver.NumBranches()))
+    hit_work = node_limit is not None and int(solver.NumConflicts()) >= int(node_limit)
+    stopped = "work" if hit_work else "time"
+    dt = time.perf_counter() - t0
     if st == cp_model.OPTIMAL:
         values = np.array([solver.Value(x) for x in xs], dtype=np.int64)
         obj = m.value(values)
-        return Solution("optimal", obj, float(obj), values, time.perf_counter() - t0, "cpsat")
+        return Solution("optimal", obj, float(obj), values, dt, "cpsat", nodes)
     if st == cp_model.INFEASIBLE:
-        return Solution("infeasible", None, float("inf"), None, time.perf_counter() - t0, "cpsat")
+        return Solution("infeasible", None, float("inf"), None, dt, "cpsat", nodes)
     if st == cp_model.FEASIBLE:
         values = np.array([solver.Value(x) for x in xs], dtype=np.int64)
-        return Solution("feasible", m.value(values), float(solver.BestObjectiveBound()), values, time.perf_counter() - t0, "cpsat")
-    return Solution("unknown", None, -float("inf"), None, time.perf_counter() - t0, "cpsat")
+        return Solution("feasible", m.value(values), float(solver.BestObjectiveBound()), values, dt, "cpsat", nodes, stopped)
+    return Solution("unknown", None, -float("inf"), None, dt, "cpsat", nodes, stopped)
 
 
 def solve(
@@ -239,12 +260,21 @@ def solve(
     time_limit: float | None = None,
     hint: np.ndarray | None = None,
     threads: int | None = None,
+    node_limit: int | None = None,
 ) -> Solution:
-    """Solve `m` to optimality (or until `time_limit` seconds). `hint`: a feasible solution."""
+    """Solve `m` to optimality (or until `time_limit` seconds, or `node_limit` nodes: HiGHS
+    branch-and-bound nodes, CP-SAT conflicts with one worker — a deterministic budget).
+    `hint`: a feasible solution."""
     if hint is not None and not m.satisfied(hint):
         hint = None
+    if m.num_vars == 0:
+        # nothing to choose (solvers report an empty model as unknown): x = () decides it
+        x = np.zeros(0, dtype=np.int64)
+        if m.satisfied(x):
+            return Solution("optimal", 0, 0.0, x, 0.0, backend, 1)
+        return Solution("infeasible", None, float("inf"), None, 0.0, backend, 1)
     if backend == "highs":
-        return _solve_highs(m, time_limit, hint, threads)
+        return _solve_highs(m, time_limit, hint, threads, node_limit=node_limit)
     if backend == "cpsat":
-        return _solve_cpsat(m, time_limit, hint, threads)
+        return _solve_cpsat(m, time_limit, hint, threads, node_limit)
     raise ValueError(f"unknown solver backend {backend!r}; one of {BACKENDS}")

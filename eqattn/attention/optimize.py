@@ -103,7 +103,9 @@ REPAIR_GRACE_S = 5.0  # past the deadline (at most 20% of the limit), to repair 
 NEIGHBOURS = False  # vary violated scenarios one orbit at a time (measured: slower, bigger programs)
 CUTOFF = False  # programs must beat the incumbent (objective <= incumbent - 1); measured: slower
 TIES_SHARE = 0.5  # of the optimum's remaining time for the head-dimension tie-break
-MAIN_SHARE = 0.75  # of the time limit for the optimum; the rest (and what is left) for the constrained question
+MAIN_SHARE = 0.75  # of the search time for the optimum; the rest (and what is left) for the constrained question
+REPAIR_SHARE_END = 0.1  # of the search time kept for repairing the answer a limit stopped (without the constrained question)
+RECHECK_SHARE = 0.15  # of the time limit kept for the final re-checks (the limit bounds the whole call)
 
 Progress = Callable[[dict], None]
 
@@ -265,10 +267,22 @@ def _caps(problem: Problem, space: ScenarioSpace, tables: HostTables, sub: int) 
     return np.minimum(cap, VK)
 
 
-def design_types(problem: Problem, space: ScenarioSpace, tables: HostTables, max_cost: int, setup_deadline: float | None = None) -> TypeTable:
-    """Capped types (K', W), 0 < W ≤ V|K', with cost ≤ max_cost that host some demand."""
+def design_types(
+    problem: Problem,
+    space: ScenarioSpace,
+    tables: HostTables,
+    max_cost: float,
+    setup_deadline: float | None = None,
+    max_heads: int | None = None,
+    max_head_dim: int | None = None,
+) -> TypeTable:
+    """Capped types (K', W), 0 < W ≤ V|K', with cost ≤ max_cost, [G:K'] ≤ max_heads and
+    dim W ≤ max_head_dim that host some demand. (Capping lowers dim W and keeps [G:K'], so
+    the capped types still suffice under the two compute constraints.)"""
     types: list[OrbitType] = []
     for K in problem.group.subgroup_classes:
+        if max_heads is not None and K.index > max_heads:
+            continue
         cap = _caps(problem, space, tables, K.id)
         if cap is None:
             continue
@@ -284,7 +298,10 @@ def design_types(problem: Problem, space: ScenarioSpace, tables: HostTables, max
             cost = int(np.dot(unit_cost, W))
             if cost > max_cost or cost == 0:
                 continue
-            types.append(OrbitType(K.id, tuple(int(x) for x in W), cost, K.index, int(np.dot(irr.dims, W))))
+            dim = int(np.dot(irr.dims, W))
+            if max_head_dim is not None and dim > max_head_dim:
+                continue
+            types.append(OrbitType(K.id, tuple(int(x) for x in W), cost, K.index, dim))
     if len(types) > 3 * MAX_TYPES:
         raise LimitError("rep", f"this problem has {len(types)} head representations (K', W) to consider; at most {MAX_TYPES} useful ones are optimised over")
     table = TypeTable(problem, space, tables, types)
@@ -383,6 +400,7 @@ def _build(
     heads_eq: int | None = None,
     cutoff: int | None = None,
     lower: dict[int, int] | None = None,
+    heads_max: int | None = None,
 ) -> _Program:
     m = ilp.Model()
     types = table.types
@@ -392,6 +410,8 @@ def _build(
     prog = _Program(m, n, {})
     if heads_eq is not None:
         m.add_row(n, [t.heads for t in types], lo=heads_eq, hi=heads_eq)
+    if heads_max is not None:
+        m.add_row(n, [t.heads for t in types], hi=heads_max)
     if cutoff is not None:
         m.add_row(n, [objective.coef(t) for t in types], hi=cutoff)
     for si, key in enumerate(keys):
@@ -445,6 +465,7 @@ class _Stage:
     objective: int | None  # its objective
     bound: float  # proven lower bound of the objective
     rounds: int
+    stopped: str | None = None  # what stopped the stage before a proof: time_limit | work_limit | scenario_limit
 
 
 class _Context:
@@ -461,6 +482,30 @@ class _Context:
         self.separation_time = 0.0
         self.solves = 0
         self.checked = 0  # scenarios examined by the last separation that found none violated
+        self.work_limit: int | None = None  # solver nodes for the whole call (None: no work limit)
+        self.work = 0  # solver nodes used so far
+        self.time_limit = DEFAULT_TIME_LIMIT
+        self.hard_end = math.inf  # no program or repair runs past this
+        self.unchecked = False
+
+    def work_left(self) -> int | None:
+        return None if self.work_limit is None else self.work_limit - self.work
+
+    def solve(self, model: ilp.Model, deadline: float, hint: np.ndarray | None = None) -> ilp.Solution:
+        """One program, within the deadline and what is left of the work limit."""
+        left = self.work_left()
+        sol = ilp.solve(
+            model, self.backend, time_limit=max(deadline - time.perf_counter(), 0.05), hint=hint, threads=self.threads,
+            node_limit=None if left is None else max(left, 1),
+        )
+        self.solver_time += sol.time_s
+        self.solves += 1
+        self.work += sol.nodes
+        return sol
+
+    def out_of_work(self) -> bool:
+        left = self.work_left()
+        return left is not None and left <= 0
 
     def report(self, **kw: object) -> None:
         if self.progress is not None:
@@ -502,6 +547,7 @@ def _repair(
     active: list[tuple[int, ...]],
     objective: _Objective,
     deadline: float,
+    heads_max: int | None = None,
 ) -> dict[int, int] | None:
     """A covering design containing `counts`: add the scenarios it misses and re-solve with
     `counts` as lower bounds (a small program), until it covers. Improves the incumbent
@@ -510,7 +556,7 @@ def _repair(
     keys = list(active)
     seen = set(keys)
     for _ in range(REPAIR_ROUNDS):
-        if time.perf_counter() >= deadline:
+        if time.perf_counter() >= deadline or ctx.out_of_work():
             return None
         try:
             viol = ctx.separate(table, X, ROUND_ADD)
@@ -522,9 +568,8 @@ def _repair(
             if key not in seen:
                 seen.add(key)
                 keys.append(key)
-        prog = _build(table, U, keys, objective, lower=X)
-        sol = ilp.solve(prog.model, ctx.backend, time_limit=max(0.05, deadline - time.perf_counter()), threads=ctx.threads)
-        ctx.solver_time += sol.time_s
+        prog = _build(table, U, keys, objective, lower=X, heads_max=heads_max)
+        sol = ctx.solve(prog.model, deadline)
         if sol.values is None:
             return None
         X = {t: int(sol.values[prog.n[t]]) for t in range(len(table.types)) if sol.values[prog.n[t]] > 0}
@@ -543,6 +588,7 @@ def _lazy(
     heads_eq: int | None = None,
     cutoff: int | None = None,
     repair: bool = False,
+    heads_max: int | None = None,
 ) -> _Stage:
     """Solve, separate, add violated scenarios to `active` (in place), repeat."""
 
@@ -558,21 +604,25 @@ def _lazy(
     rounds = 0
     candidate: dict[int, int] | None = None
     active_set = set(active)
+    stopped: str | None = None
     while True:
         remaining = deadline - time.perf_counter()
         if remaining <= 0.05:
+            stopped = "time_limit"
+            break
+        if ctx.out_of_work():
+            stopped = "work_limit"
             break
         rounds += 1
         cut = cutoff
         if CUTOFF and best_obj is not None:
             cut = best_obj - 1 if cut is None else min(cut, best_obj - 1)
-        prog = _build(table, U, active, objective, heads_eq, cut)
+        prog = _build(table, U, active, objective, heads_eq, cut, heads_max=heads_max)
         hint = _hint(prog, table, active, best) if best is not None else None
         ctx.report(stage=stage, round=rounds, scenarios=len(active), bound=params(bound), incumbent=params(best_obj))
-        remaining = deadline - time.perf_counter()
-        sol = ilp.solve(prog.model, ctx.backend, time_limit=max(remaining, 0.05), hint=hint, threads=ctx.threads)
-        ctx.solver_time += sol.time_s
-        ctx.solves += 1
+        sol = ctx.solve(prog.model, deadline, hint)
+        if sol.stopped is not None:
+            stopped = {"time": "time_limit", "work": "work_limit"}[sol.stopped]
         if sol.status == "infeasible":
             if best is not None and (cutoff is None or best_obj <= cutoff):
                 # nothing beats the incumbent on these scenarios: it is optimal
@@ -588,6 +638,7 @@ def _lazy(
         except LimitError:
             # this candidate cannot be checked: keep the bound, stop with the incumbent
             ctx.unchecked = True
+            stopped = "scenario_limit"
             break
         if not violated:
             if best_obj is None or sol.objective < best_obj:
@@ -601,7 +652,7 @@ def _lazy(
         if repair and sol.status == "optimal" and sol.time_s > REPAIR_AFTER_S:
             # a hard program: turn its answer into a covering design for a better incumbent
             now = time.perf_counter()
-            fixed = _repair(ctx, table, U, counts, active, objective, min(deadline, now + REPAIR_SHARE * max(0.0, deadline - now)))
+            fixed = _repair(ctx, table, U, counts, active, objective, min(deadline, now + REPAIR_SHARE * max(0.0, deadline - now)), heads_max)
             if fixed is not None and (best_obj is None or value(fixed) < best_obj):
                 best, best_obj = fixed, value(fixed)
                 if bound >= best_obj:
@@ -617,14 +668,14 @@ def _lazy(
         # covering design (a few small programs, at most REPAIR_GRACE_S past the deadline)
         ctx.report(stage="repair", round=rounds, scenarios=len(active), bound=params(bound), incumbent=params(best_obj))
         grace = min(REPAIR_GRACE_S, 0.2 * ctx.time_limit)
-        fixed = _repair(ctx, table, U, candidate, active, objective, max(deadline, time.perf_counter()) + grace)
+        fixed = _repair(ctx, table, U, candidate, active, objective, min(max(deadline, time.perf_counter()) + grace, ctx.hard_end), heads_max)
         if fixed is not None and (best_obj is None or value(fixed) < best_obj):
             best, best_obj = fixed, value(fixed)
     if best is None:
-        return _Stage("unknown", None, None, bound, rounds)
+        return _Stage("unknown", None, None, bound, rounds, stopped)
     if best_obj is not None and bound >= best_obj:
         return _Stage("optimal", best, best_obj, float(best_obj), rounds)
-    return _Stage("feasible", best, best_obj, bound, rounds)
+    return _Stage("feasible", best, best_obj, bound, rounds, stopped)
 
 
 # ----- results ------------------------------------------------------------------------------
@@ -645,10 +696,10 @@ class ConstrainedResult:
 @dataclass
 class OptimizeResult:
     problem: Problem
-    design: Design
-    design_params: int
+    design: Design | None  # None: no design meets the compute constraints (infeasible) or none found (unknown)
+    design_params: int | None
     lower_bound: int
-    status: str  # optimal | feasible
+    status: str  # optimal | feasible (a limit stopped it) | infeasible (proven: no design meets the constraints) | unknown
     time_s: float
     constrained: ConstrainedResult | None
     scenarios_total: int  # all scenarios of all clusterings
@@ -662,25 +713,38 @@ class OptimizeResult:
     types: int
     ties_proven: bool
     notes: list[str] = field(default_factory=list)
+    stopped_by: str | None = None  # time_limit | work_limit | scenario_limit when the search stopped before a proof
+    work: int = 0  # solver nodes used (what --work-limit counts)
+    max_heads: int | None = None
+    max_head_dim: int | None = None
 
     @property
-    def gap(self) -> float:
+    def gap(self) -> float | None:
+        """(P - bound) / P; None without a design."""
+        if self.design_params is None:
+            return None
         if self.design_params <= 0:
             return 0.0
         return max(0.0, (self.design_params - self.lower_bound) / self.design_params)
 
     @property
     def heads_total(self) -> int:
-        return self.design.heads
+        return 0 if self.design is None else self.design.heads
 
     @property
     def head_dims(self) -> list[int]:
-        return sorted((o.head_dim for o in self.design.orbits), reverse=True)
+        return [] if self.design is None else sorted((o.head_dim for o in self.design.orbits), reverse=True)
+
+    @property
+    def attention_cost(self) -> int:
+        """Σ over heads of the head dimension (the vanilla layer: H d); see `attention_cost`."""
+        return 0 if self.design is None else attention_cost(self.design)
 
     def to_json(self) -> dict:
         p = self.problem
         c = self.constrained
-        dj = _design_json(self.design)
+        dj = _design_json(self.design) if self.design is not None else {"orbits": []}
+        gap = self.gap
         return {
             "group": p.group.name,
             "rep": str(p.V),
@@ -691,11 +755,16 @@ class OptimizeResult:
             "design_params": self.design_params,
             "lower_bound": self.lower_bound,
             "status": self.status,
-            "gap": round(self.gap, 6),
-            "ratio": self.design_params / p.vanilla_params,
+            "gap": None if gap is None else round(gap, 6),
+            "ratio": None if self.design_params is None else self.design_params / p.vanilla_params,
             "time_s": round(self.time_s, 3),
+            "stopped_by": self.stopped_by,
+            "work": self.work,
             "heads_total": self.heads_total,
-            "max_head_dim": max((o.head_dim for o in self.design.orbits), default=0),
+            "max_head_dim": max(self.head_dims, default=0),
+            "attention_cost": self.attention_cost,
+            "vanilla_attention_cost": p.heads * p.head_dim,
+            "constraints": {"max_heads": self.max_heads, "max_head_dim": self.max_head_dim},
             "orbits": dj["orbits"],
             "constrained_vanilla_possible": None if c is None else c.possible,
             "constrained_vanilla_status": None if c is None else c.status,
@@ -706,8 +775,19 @@ class OptimizeResult:
             "scenarios": {"total": self.scenarios_total, "checked": self.scenarios_checked, "in_program": self.scenarios_used},
             "rounds": self.rounds,
             "types": self.types,
-            "verified": {"coverage": True, "clusterings": self.verified_clusterings, "numeric_worst_rel_error": self.numeric_rel_error},
+            "verified": {
+                "coverage": self.design is not None,
+                "clusterings": self.verified_clusterings,
+                "numeric_worst_rel_error": self.numeric_rel_error,
+            },
         }
+
+
+def attention_cost(design: Design) -> int:
+    """Σ_i [G:K_i] dim W_i: the heads times their dimension, the size of the attention
+    computation (score and mixing work per token pair; the vanilla layer has H d).
+    Example: the regular design (H orbits (C1, d trivial)) has cost |G| H d."""
+    return sum(o.heads * o.head_dim for o in design.orbits)
 
 
 def _design_json(design: Design) -> dict:
@@ -761,11 +841,12 @@ def _numeric(problem: Problem, design: Design, verdicts, what: str) -> float:  #
     return err
 
 
-def _copy_bounds(table: TypeTable, max_units: int) -> list[int]:
+def _copy_bounds(table: TypeTable, max_units: int | None, max_heads: int | None = None) -> list[int]:
     """U_t = min(max_units // units_t, most copies any scenario can use): a minimal cover of a
     demand D uses at most Σ_σ D_σ copies, so per clustering at most the sum over its orbits
     of the largest such count among the orbit's options the type can host, plus the largest
-    possible zero pool (V)."""
+    possible zero pool (V). Without an incumbent (`max_units` None) the cost gives no bound;
+    with `max_heads`, also U_t ≤ max_heads // [G:K'_t]."""
     space = table.space
     T = len(table.types)
     if T == 0:
@@ -786,7 +867,30 @@ def _copy_bounds(table: TypeTable, max_units: int) -> list[int]:
         if any(p is not None for o, _ in c.orbits for _, p in space.contrib[o]):
             tot = tot + pool
         use = np.maximum(use, tot)
-    return [int(min(max_units // t.units if t.units else 0, use[i])) for i, t in enumerate(table.types)]
+    out = []
+    for i, t in enumerate(table.types):
+        u = int(use[i])
+        if max_units is not None:
+            u = min(u, max_units // t.units if t.units else 0)
+        if max_heads is not None:
+            u = min(u, max_heads // t.heads)
+        out.append(u)
+    return out
+
+
+def _check_bound(value: object, field: str) -> int | None:
+    """A compute constraint: None or a whole number >= 1."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer, str)):
+        raise InputError(field, f"must be a whole number >= 1, got {value!r}")
+    try:
+        v = int(value)
+    except (TypeError, ValueError):
+        raise InputError(field, f"must be a whole number >= 1, got {value!r}") from None
+    if v < 1:
+        raise InputError(field, f"must be at least 1, got {v}")
+    return v
 
 
 def _check_time_limit(time_limit: float | None) -> float:
@@ -812,48 +916,85 @@ def optimize(
     progress: Progress | None = None,
     numeric_check: bool | None = None,
     threads: int | None = None,
+    max_heads: int | None = None,
+    max_head_dim: int | None = None,
+    work_limit: int | None = None,
 ) -> OptimizeResult:
     """The covering design with the fewest parameters (ties: fewer heads, then a smaller
     largest head dimension), with the solver's lower bound; and the constrained-vanilla
-    answer. `time_limit` (seconds) bounds the search; the final re-checks come on top."""
+    answer.
+
+    `time_limit` (seconds, default 60) bounds the whole call: the search stops at
+    (1 - RECHECK_SHARE) of it, leaving the rest for the re-checks (the exact coverage
+    checker; a large re-check can still run past it). `work_limit` (solver branch-and-bound
+    nodes, summed over every program of the call) is a deterministic limit: with it, two
+    runs that are not stopped by the clock give the same answer. `max_heads` (total heads
+    Σ [G:K_i]) and `max_head_dim` (every dim W_i) restrict the designs (compute-aware
+    designs); the answer is then the cheapest design within them, `infeasible` when none
+    covers (proven), and the constrained-vanilla question is unchanged.
+
+    Example: `optimize(Problem.create("C4", "E1", 2, 1)).design_params == 8` (SPEC §6.2)."""
     tl = _check_time_limit(time_limit)
     if backend not in ilp.BACKENDS:
         raise InputError("solver", f"one of {', '.join(ilp.BACKENDS)}")
+    max_heads = _check_bound(max_heads, "max_heads")
+    max_head_dim = _check_bound(max_head_dim, "max_head_dim")
+    work_limit = _check_bound(work_limit, "work_limit")
     ctx = _Context(problem, backend, progress, threads)
     ctx.unchecked = False
     ctx.time_limit = tl
-    t_end = ctx.t0 + tl
-    main_deadline = ctx.t0 + (MAIN_SHARE * tl if constrained else tl)
+    ctx.work_limit = work_limit
+    t_end = ctx.t0 + (1.0 - RECHECK_SHARE) * tl
+    ctx.hard_end = t_end
+    main_deadline = ctx.t0 + (1.0 - RECHECK_SHARE) * tl * (MAIN_SHARE if constrained else 1.0 - REPAIR_SHARE_END)
     space = ctx.space
 
     # warm start: H copies of the regular orbit (C1, min(d, dim V) trivial), capped; checking
-    # it is the up-front size test (LimitError when its scenarios are too many to check)
+    # it is the up-front size test (LimitError when its scenarios are too many to check).
+    # It is the incumbent only when it meets the compute constraints.
     triv = problem.group.subgroup_classes[0]
     reg_W = min(problem.head_dim, problem.dim_v)
     reg_cost = 4 * problem.heads * reg_W * problem.dim_v
-    table = design_types(problem, space, ctx.tables, reg_cost, ctx.t0 + max(SETUP_MIN_S, SETUP_SHARE * tl))
-    warm: dict[int, int] = {}
+    w = reg_W
     if space.values:
         cap = _caps(problem, space, ctx.tables, triv.id)
         w = min(reg_W, int(cap[0])) if cap is not None else 0
+    warm_ok = (max_heads is None or problem.heads * triv.index <= max_heads) and (max_head_dim is None or w <= max_head_dim)
+    table = design_types(
+        problem, space, ctx.tables, reg_cost if warm_ok else math.inf, ctx.t0 + max(SETUP_MIN_S, SETUP_SHARE * tl),
+        max_heads=max_heads, max_head_dim=max_head_dim,
+    )
+    warm: dict[int, int] | None = {}
+    if space.values:
         warm = {i: problem.heads for i, t in enumerate(table.types) if t.sub == triv.id and t.W == (w,)}
-        if not warm or ctx.separate(table, warm, 1):
+        if warm_ok and (not warm or ctx.separate(table, warm, 1)):
             raise RuntimeError("internal error: the (capped) regular design does not cover every scenario")
-    warm_units = sum(table.types[t].units * c for t, c in warm.items())
-    U = _copy_bounds(table, warm_units)
+        if not warm_ok:
+            warm = None
+    warm_units = None if warm is None else sum(table.types[t].units * c for t, c in warm.items())
+    U = _copy_bounds(table, warm_units, max_heads)
     # lexicographic objective: cost, then heads (weight > any head count a program allows)
     lex = _Objective(sum(u * t.heads for u, t in zip(U, table.types)) + 1)
     active = space.initial_keys()
-    st1 = _lazy(ctx, table, U, active, lex, main_deadline, warm, "optimum", repair=True)
-    assert st1.counts is not None and st1.objective is not None  # the warm start covers
-    counts, best_obj = st1.counts, st1.objective
-    cost_units = sum(table.types[t].units * c for t, c in counts.items())
-    status = st1.status
-    lower = cost_units if status == "optimal" else int(max(0, lex.units(st1.bound)))
-    if lower >= cost_units:
-        status, lower = "optimal", cost_units
+    st1 = _lazy(ctx, table, U, active, lex, main_deadline, warm, "optimum", repair=True, heads_max=max_heads)
     rounds = st1.rounds
-    ties_proven = st1.status == "optimal"
+    stopped_by = st1.stopped if st1.status != "optimal" else None
+    counts = st1.counts
+    status = st1.status
+    ties_proven = False
+    if counts is None:
+        cost_units = None
+        lower = 0 if status != "infeasible" else 0
+        if status == "infeasible":
+            stopped_by = None
+    else:
+        best_obj = st1.objective
+        assert best_obj is not None
+        cost_units = sum(table.types[t].units * c for t, c in counts.items())
+        lower = cost_units if status == "optimal" else int(max(0, lex.units(st1.bound)))
+        if lower >= cost_units:
+            status, lower, stopped_by = "optimal", cost_units, None
+        ties_proven = st1.status == "optimal"
     if ties_proven and counts:
         # then the smallest largest head dimension at the same cost and head count
         now = time.perf_counter()
@@ -864,8 +1005,8 @@ def optimize(
             if not keep:
                 break
             sub = table.subset(keep)
-            U2 = _copy_bounds(sub, cost_units)
-            st2 = _lazy(ctx, sub, U2, active, lex, ties_deadline, None, "ties", cutoff=best_obj)
+            U2 = _copy_bounds(sub, cost_units, max_heads)
+            st2 = _lazy(ctx, sub, U2, active, lex, ties_deadline, None, "ties", cutoff=best_obj, heads_max=max_heads)
             rounds += st2.rounds
             if st2.status == "optimal" and st2.counts is not None and st2.objective == best_obj:
                 counts = {keep[t]: c for t, c in st2.counts.items()}
@@ -873,7 +1014,7 @@ def optimize(
             if st2.status != "infeasible":
                 ties_proven = False
             break
-    design = _to_design(problem, table, counts)
+    design = _to_design(problem, table, counts) if counts is not None else None
 
     cres = None
     if constrained:
@@ -889,31 +1030,43 @@ def optimize(
         else:
             cres = ConstrainedResult(True, _to_design(problem, ctab, st3.counts), st3.status)
 
-    ctx.report(stage="recheck", scenarios=len(active), bound=4 * lower, incumbent=4 * cost_units)
-    verdicts = _recheck(problem, design, "optimal")
+    ctx.report(stage="recheck", scenarios=len(active), bound=4 * lower, incumbent=None if cost_units is None else 4 * cost_units)
+    verdicts: tuple = ()
+    err = None
+    if design is not None:
+        verdicts = _recheck(problem, design, "optimal")
+        if max_heads is not None and design.heads > max_heads:
+            raise RuntimeError("internal error: the design has more heads than max_heads")
+        if max_head_dim is not None and any(o.head_dim > max_head_dim for o in design.orbits):
+            raise RuntimeError("internal error: the design has a head dimension above max_head_dim")
     witnesses = sum(len(v.witnesses) for v in verdicts)
     if numeric_check is None:
         numeric_check = witnesses <= NUMERIC_MAX_SCENARIOS and problem.dim_v <= NUMERIC_MAX_DIM_V
-    err = _numeric(problem, design, verdicts, "optimal") if numeric_check else None
+    if design is not None and numeric_check:
+        err = _numeric(problem, design, verdicts, "optimal")
     if cres is not None and cres.design is not None:
         cv = _recheck(problem, cres.design, "constrained-vanilla")
         if numeric_check and sum(len(v.witnesses) for v in cv) <= NUMERIC_MAX_SCENARIOS:
             _numeric(problem, cres.design, cv, "constrained-vanilla")
-    if design.params != 4 * cost_units:
+    if design is not None and design.params != 4 * cost_units:
         raise RuntimeError("internal error: design cost differs from the program's objective")
     notes = []
     if ctx.unchecked:
         notes.append("a candidate design left too many scenarios to check; the search kept the best design it could check")
+    if status == "infeasible":
+        notes.append("no design within the compute constraints (max_heads, max_head_dim) covers every clustering (proven)")
+    if status == "unknown":
+        notes.append("no covering design within the compute constraints was found before the limit")
     if status == "optimal" and not ties_proven:
-        notes.append("the tie-break (fewer heads, then a smaller largest head dimension) did not finish within the time limit")
+        notes.append("the tie-break (fewer heads, then a smaller largest head dimension) did not finish within the limits")
     if cres is not None and cres.possible is None:
-        notes.append("the constrained-vanilla question was not decided within the time limit")
+        notes.append("the constrained-vanilla question was not decided within the limits")
     elif cres is not None and cres.possible and cres.status != "optimal":
         notes.append("the constrained-vanilla design found is not proven the cheapest")
     return OptimizeResult(
         problem=problem,
         design=design,
-        design_params=design.params,
+        design_params=None if design is None else design.params,
         lower_bound=4 * lower,
         status=status,
         time_s=time.perf_counter() - ctx.t0,
@@ -929,6 +1082,10 @@ def optimize(
         types=len(table),
         ties_proven=ties_proven,
         notes=notes,
+        stopped_by=stopped_by,
+        work=ctx.work,
+        max_heads=max_heads,
+        max_head_dim=max_head_dim,
     )
 
 
