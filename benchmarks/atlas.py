@@ -109,7 +109,7 @@ def _head_dims(orbits: list[dict]) -> str:
 def run_one(args: tuple[str, str, int, int, float, str]) -> dict:
     g, v, H, d, time_limit, solver = args
     from eqattn.attention import Problem
-    from eqattn.attention.optimize import optimize
+    from eqattn.optimize import optimize
     from eqattn.errors import InputError, LimitError
 
     t0 = time.perf_counter()
@@ -287,7 +287,9 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
     p.add_argument("--time-limit", type=float, default=30.0, help="seconds per problem (default 30)")
-    p.add_argument("--solver", default="highs", choices=("highs", "cpsat"))
+    from eqattn.optimize import BACKENDS
+
+    p.add_argument("--solver", default="highs", choices=BACKENDS)
     p.add_argument("--out", default=str(ROOT / "docs"), help="directory for atlas.md and atlas.csv")
     p.add_argument("--only", default=None, help="comma-separated group names to run (a part of the grid)")
     p.add_argument("--name", default="atlas", help="file name stem (default atlas)")

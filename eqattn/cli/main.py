@@ -8,6 +8,7 @@ import sys
 from typing import Callable
 
 from ..errors import InputError
+from .optimize_cmd import add_parser as add_optimize
 
 
 def _dump(obj: object) -> None:
@@ -54,7 +55,7 @@ def cmd_groups(args: argparse.Namespace) -> int:
 
 def cmd_group(args: argparse.Namespace) -> int:
     from ..groups.catalog import get_group
-    from ..report import group_json
+    from ..reps.group_views import group_json
 
     G = get_group(args.name)
     data = group_json(G)
@@ -171,12 +172,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--port", type=int, default=8000)
     s.set_defaults(func=cmd_serve)
 
-    try:
-        from .optimize_cmd import add_parser as add_optimize
-    except ImportError:  # pragma: no cover - optional command
-        add_optimize = None
-    if add_optimize is not None:
-        add_optimize(sub)
+    add_optimize(sub)
     return p
 
 

@@ -17,6 +17,8 @@ import json
 import sys
 import time
 
+from ..optimize.solver import BACKENDS
+
 
 class _ProgressLine:
     """One rewritten line on stderr (only when stderr is a terminal)."""
@@ -75,7 +77,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:  # noqa: ANN001
         "--work-limit", dest="work_limit", default=None,
         help="deterministic limit: solver branch-and-bound nodes for the whole search (same answer on every run)",
     )
-    p.add_argument("--solver", default="highs", choices=("highs", "cpsat"), help="integer programming solver (default highs)")
+    p.add_argument("--solver", default="highs", choices=BACKENDS, help="integer programming solver (default highs)")
     p.add_argument("--no-constrained", dest="constrained", action="store_false", help="skip the constrained-vanilla question")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run)
@@ -89,7 +91,7 @@ def _orbit_line(o: dict) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from ..attention import Problem
-    from ..attention.optimize import optimize
+    from ..optimize import optimize
 
     problem = Problem.create(args.group, args.rep, args.heads, args.head_dim)
     bar = _ProgressLine()

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from eqattn.attention import Problem
-from eqattn.attention.optimize import optimize
+from eqattn.optimize import optimize
 
 ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("atlas_check", ROOT / "benchmarks" / "atlas_check.py")

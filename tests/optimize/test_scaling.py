@@ -5,7 +5,7 @@ with every W doubled (cost 192) does not cover the m = 2 problem (a counterexamp
 from __future__ import annotations
 
 from eqattn.attention import Design, Problem, check_coverage
-from eqattn.attention.optimize import optimize
+from eqattn.optimize import optimize
 from eqattn.numeric import verify_design
 
 

@@ -35,11 +35,11 @@ import numpy as np
 
 from ..errors import LimitError
 from ..reps import Rep, irreps_of
-from .clusterings import Clustering, clusterings
-from .coverage import Demand
-from .hosting import hosting
-from .options import Option, option_table
-from .problem import Problem
+from ..attention.clusterings import Clustering, clusterings
+from ..attention.coverage import Demand
+from ..attention.hosting import hosting
+from ..attention.options import Option, option_table
+from ..attention.problem import Problem
 
 MAX_SEPARATION_SCENARIOS = 200000  # reduced scenarios checked in one separation pass
 MAX_REQUIREMENT_MULTISETS = 4096  # design multisets examined for one requirement
@@ -351,15 +351,12 @@ class AssignmentCheck:
             math.prod(math.comb(len(self.reduced_options(o)) + k - 1, k) for o, k in c.orbits) for c in self.space.clusterings
         )
 
-    def violated(self, limit: int, budget: int = MAX_SEPARATION_SCENARIOS, neighbours: bool = True) -> list[tuple[int, ...]]:
+    def violated(self, limit: int, budget: int = MAX_SEPARATION_SCENARIOS) -> list[tuple[int, ...]]:
         """Keys of scenarios the design does not meet (up to `limit`); [] means it covers.
         At most `budget` scenarios are examined: LimitError when that many pass and more
-        remain. With `neighbours`, each violated scenario found is varied one orbit at a time
-        over all of that orbit's options, adding the variants that are violated too (more,
-        and more diverse, scenarios per separation for the program)."""
+        remain."""
         space = self.space
         out: list[tuple[int, ...]] = []
-        found: list[tuple[Clustering, list[list[int]]]] = []
         seen = 0
         for c in space.clusterings:
             per_type = []
@@ -373,13 +370,13 @@ class AssignmentCheck:
                     for i in combo:
                         ids += parts[i][0]
                         pool = pool + parts[i][1]
-                    combos.append((ids, pool, [red[i] for i in combo]))
+                    combos.append((ids, pool))
                 per_type.append(combos)
             for sel in product(*per_type):
                 seen += 1
                 if seen > budget:
                     if out:
-                        return self._grow(out, found, limit) if neighbours else out
+                        return out
                     raise LimitError(
                         "heads",
                         f"a candidate design leaves {self.reduced_count()} scenarios to check; at most {budget} are "
@@ -388,28 +385,6 @@ class AssignmentCheck:
                 key = space.key([(p[0], p[1]) for p in sel])
                 if key and self.solve(key) is None and key not in out:
                     out.append(key)
-                    found.append((c, [list(p[2]) for p in sel]))
                     if len(out) >= limit:
                         return out
-        return self._grow(out, found, limit) if neighbours else out
-
-    def _grow(self, out: list, found: list, limit: int) -> list[tuple[int, ...]]:
-        space = self.space
-        have = set(out)
-        for c, choice in found:
-            for ti, (orbit, _) in enumerate(c.orbits):
-                n_opts = len(space.contrib[orbit])
-                for pos in range(len(choice[ti])):
-                    for alt in range(n_opts):
-                        if alt == choice[ti][pos]:
-                            continue
-                        new = [list(x) for x in choice]
-                        new[ti][pos] = alt
-                        new[ti].sort()
-                        key = space.scenario_key(c, [tuple(x) for x in new])
-                        if key and key not in have and self.solve(key) is None:
-                            have.add(key)
-                            out.append(key)
-                            if len(out) >= limit:
-                                return out
         return out

@@ -14,7 +14,7 @@ from itertools import product
 import pytest
 
 from eqattn.attention import Design, DesignOrbit, Problem, check_coverage
-from eqattn.attention.optimize import attention_cost, optimize
+from eqattn.optimize import attention_cost, optimize
 from eqattn.errors import InputError
 from eqattn.numeric import verify_design
 from eqattn.reps import Rep
