@@ -16,7 +16,8 @@ from ..attention import Problem
 from ..errors import LimitError
 from . import solver
 from .program import Objective, build, hint
-from .separation import HostTables, ScenarioSpace
+from ..attention.hosting import hosting
+from .separation import ScenarioSpace
 from .types import TypeTable
 
 ROUND_ADD = 40  # violated scenarios added per round
@@ -45,7 +46,7 @@ class Context:
         self.threads = threads
         self.t0 = time.perf_counter()
         self.space = ScenarioSpace(problem)
-        self.tables = HostTables(problem, self.space)
+        self.h = hosting(problem)
         self.raw_scenarios = self.space.raw_count()
         self.solver_time = 0.0
         self.separation_time = 0.0

@@ -136,11 +136,11 @@ def optimize(
     reg_cost = 4 * problem.heads * reg_W * problem.dim_v
     w = reg_W
     if space.values:
-        cap = caps(problem, space, ctx.tables, triv.id)
+        cap = caps(problem, space, ctx.h, triv.id)
         w = min(reg_W, int(cap[0])) if cap is not None else 0
     warm_ok = (max_heads is None or problem.heads * triv.index <= max_heads) and (max_head_dim is None or w <= max_head_dim)
     table = design_types(
-        problem, space, ctx.tables, reg_cost if warm_ok else math.inf, ctx.t0 + max(SETUP_MIN_S, SETUP_SHARE * tl),
+        problem, space, ctx.h, reg_cost if warm_ok else math.inf, ctx.t0 + max(SETUP_MIN_S, SETUP_SHARE * tl),
         max_heads=max_heads, max_head_dim=max_head_dim,
     )
     warm: dict[int, int] | None = {}
@@ -197,7 +197,7 @@ def optimize(
 
     cres = None
     if constrained:
-        ctab = constrained_types(problem, space, ctx.tables)
+        ctab = constrained_types(problem, space, ctx.h)
         Uc = [problem.heads // t.heads for t in ctab.types]
         c_deadline = max(t_end, time.perf_counter() + min(1.0, tl))
         st3 = lazy(ctx, ctab, Uc, list(active), Objective(0), c_deadline, None, "constrained", heads_eq=problem.heads)

@@ -16,9 +16,10 @@ from itertools import product
 import numpy as np
 
 from ..attention import Problem
+from ..attention.hosting import Hosting
 from ..errors import LimitError
 from ..reps import irreps_of
-from .separation import AssignmentCheck, HostTables, ScenarioSpace
+from .separation import ScenarioSpace, Separation
 
 MAX_TYPES = 10000  # orbit types (K', W) in one program
 
@@ -43,10 +44,10 @@ class TypeTable:
     (type, double coset) pairs that host the demand and supply part of it; the supplies
     themselves are computed when a type's hosts are asked for."""
 
-    def __init__(self, problem: Problem, space: ScenarioSpace, tables: HostTables, types: list[OrbitType]) -> None:
+    def __init__(self, problem: Problem, space: ScenarioSpace, h: Hosting, types: list[OrbitType]) -> None:
         self.problem = problem
         self.space = space
-        self.tables = tables
+        self.h = h
         self.types = types
         self.arrays = [(t.sub, np.array(t.W, dtype=np.int64)) for t in types]
         self._hosts: dict[tuple[int, int], list[tuple[int, np.ndarray]]] = {}
@@ -70,15 +71,15 @@ class TypeTable:
         g = self._good.get(key)
         if g is None:
             v = self.space.values[value]
-            cos = self.tables.cosets(sub, v.kbar)
+            cos = self.h.cosets(v.kbar, sub)
             Wm = self._Wm[sub]
             if not cos:
                 g = np.zeros((len(Wm), 0), dtype=bool)
             else:
-                img = self.tables.image(sub, value)  # (A, nK)
+                img = self.h.image_matrix(v.kbar, sub, v.P)  # (A, nK)
                 ok = (img[None, :, :] <= Wm[:, None, :]).all(axis=2)  # (nW, A)
                 need = np.array(v.D.mults, dtype=np.int64) > 0
-                unit = self.tables.unit_supply(sub, v.kbar)[:, :, need]  # (A, nK, |supp D|)
+                unit = self.h.unit_supply(v.kbar, sub)[:, :, need]  # (A, nK, |supp D|)
                 feeds = (unit > 0).any(axis=2)  # (A, nK): irrep τ reaches supp D through a
                 g = ok & ((Wm[:, None, :] > 0) & feeds[None, :, :]).any(axis=2)
             self._good[key] = g
@@ -95,8 +96,8 @@ class TypeTable:
             out = []
             if row.any():
                 v = self.space.values[value]
-                cos = self.tables.cosets(sub, v.kbar)
-                unit = self.tables.unit_supply(sub, v.kbar)
+                cos = self.h.cosets(v.kbar, sub)
+                unit = self.h.unit_supply(v.kbar, sub)
                 D = np.array(v.D.mults, dtype=np.int64)
                 for ai in np.nonzero(row)[0]:
                     out.append((cos[ai], np.minimum(W @ unit[ai], D)))
@@ -121,11 +122,11 @@ class TypeTable:
 
     def subset(self, keep: list[int]) -> "TypeTable":
         """The table of the types `keep` (in that order), sharing what was computed so far."""
-        out = TypeTable(self.problem, self.space, self.tables, [self.types[i] for i in keep])
+        out = TypeTable(self.problem, self.space, self.h, [self.types[i] for i in keep])
         new = {old: i for i, old in enumerate(keep)}
-        for (t, v), h in self._hosts.items():
+        for (t, v), hs in self._hosts.items():
             if t in new:
-                out._hosts[(new[t], v)] = h
+                out._hosts[(new[t], v)] = hs
         for sub, ids in out._by_sub.items():
             rows = np.array([self._row[keep[i]] for i in ids], dtype=np.int64)
             for (s2, v), g in self._good.items():
@@ -151,11 +152,11 @@ class TypeTable:
         self._hostable = out
         return out
 
-    def checker(self, counts: dict[int, int]) -> AssignmentCheck:
-        return AssignmentCheck(self.space, self.hosts, counts)
+    def checker(self, counts: dict[int, int]) -> Separation:
+        return Separation(self.space, self.hosts, counts)
 
 
-def caps(problem: Problem, space: ScenarioSpace, tables: HostTables, sub: int) -> np.ndarray | None:
+def caps(problem: Problem, space: ScenarioSpace, h: Hosting, sub: int) -> np.ndarray | None:
     """Per irrep τ of K', the largest useful m_τ(W) (see the module docstring); None when
     K' cannot host any demand."""
     K = problem.group.subgroup_classes[sub]
@@ -163,13 +164,13 @@ def caps(problem: Problem, space: ScenarioSpace, tables: HostTables, sub: int) -
     cap = np.zeros(len(VK), dtype=np.int64)
     any_host = False
     for v in space.values:
-        cos = tables.cosets(sub, v.kbar)
+        cos = h.cosets(v.kbar, sub)
         if not cos:
             continue
         any_host = True
-        img = tables.image(sub, v.id)  # (A, nK)
+        img = h.image_matrix(v.kbar, sub, v.P)  # (A, nK)
         cap = np.maximum(cap, img.max(axis=0))
-        unit = tables.unit_supply(sub, v.kbar)  # (A, nK, nB)
+        unit = h.unit_supply(v.kbar, sub)  # (A, nK, nB)
         D = np.array(v.D.mults, dtype=np.int64)
         with np.errstate(divide="ignore", invalid="ignore"):
             need = np.where((unit > 0) & (D[None, None, :] > 0), -(-D[None, None, :] // np.maximum(unit, 1)), 0)
@@ -182,7 +183,7 @@ def caps(problem: Problem, space: ScenarioSpace, tables: HostTables, sub: int) -
 def design_types(
     problem: Problem,
     space: ScenarioSpace,
-    tables: HostTables,
+    h: Hosting,
     max_cost: float,
     setup_deadline: float | None = None,
     max_heads: int | None = None,
@@ -195,7 +196,7 @@ def design_types(
     for K in problem.group.subgroup_classes:
         if max_heads is not None and K.index > max_heads:
             continue
-        cap = caps(problem, space, tables, K.id)
+        cap = caps(problem, space, h, K.id)
         if cap is None:
             continue
         irr = irreps_of(K)
@@ -216,7 +217,7 @@ def design_types(
             types.append(OrbitType(K.id, tuple(int(x) for x in W), cost, K.index, dim))
     if len(types) > 3 * MAX_TYPES:
         raise LimitError("rep", f"this problem has {len(types)} head representations (K', W) to consider; at most {MAX_TYPES} useful ones are optimised over")
-    table = TypeTable(problem, space, tables, types)
+    table = TypeTable(problem, space, h, types)
     table.setup_deadline = setup_deadline
     useful = table.hostable().any(axis=0) if space.values else np.zeros(len(types), dtype=bool)
     keep = [i for i, u in enumerate(useful) if u]
@@ -244,7 +245,7 @@ def _min_fill(K, VK: np.ndarray, r: int) -> tuple[int, ...]:  # noqa: ANN001
     return best[r][1]
 
 
-def constrained_types(problem: Problem, space: ScenarioSpace, tables: HostTables) -> TypeTable:
+def constrained_types(problem: Problem, space: ScenarioSpace, h: Hosting) -> TypeTable:
     """Types pad(W') of dimension exactly d, W' ≤ min(V|K', cap), dim W' ≤ d (see docstring)."""
     d = problem.head_dim
     seen: set[tuple[int, tuple[int, ...]]] = set()
@@ -254,7 +255,7 @@ def constrained_types(problem: Problem, space: ScenarioSpace, tables: HostTables
             continue
         irr = irreps_of(K)
         VK = np.array(problem.restrict(K).mults, dtype=np.int64)
-        cap = caps(problem, space, tables, K.id)
+        cap = caps(problem, space, h, K.id)
         if cap is None:
             cap = np.zeros(len(VK), dtype=np.int64)
         dims = irr.dims
@@ -276,7 +277,7 @@ def constrained_types(problem: Problem, space: ScenarioSpace, tables: HostTables
             types.append(OrbitType(K.id, W, cost, K.index, d))
     if len(types) > MAX_TYPES:
         raise LimitError("rep", f"this problem has {len(types)} head representations of dimension d; at most {MAX_TYPES} are optimised over")
-    return TypeTable(problem, space, tables, types)
+    return TypeTable(problem, space, h, types)
 
 
 

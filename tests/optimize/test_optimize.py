@@ -12,7 +12,8 @@ import pytest
 
 from eqattn.attention import Design, DesignOrbit, Problem, check_coverage
 from eqattn.optimize import optimize
-from eqattn.optimize.separation import HostTables, ScenarioSpace
+from eqattn.attention.hosting import hosting
+from eqattn.optimize.separation import ScenarioSpace
 from eqattn.optimize.types import OrbitType, TypeTable
 from eqattn.errors import InputError
 from eqattn.numeric import verify_design
@@ -202,9 +203,8 @@ def test_constrained_vanilla_equals_exhaustive_search(group, rep, heads, head_di
 def test_separation_agrees_with_checker(group, rep, heads, head_dim):
     p = Problem.create(group, rep, heads, head_dim)
     space = ScenarioSpace(p)
-    tables = HostTables(p, space)
     types = all_types(p)
-    table = TypeTable(p, space, tables, [OrbitType(o.sub.id, o.W.mults, c, o.heads, o.head_dim) for c, o in types])
+    table = TypeTable(p, space, hosting(p), [OrbitType(o.sub.id, o.W.mults, c, o.heads, o.head_dim) for c, o in types])
     rng = np.random.default_rng(1)
     verdicts = set()
     for _ in range(25):
