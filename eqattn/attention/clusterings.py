@@ -10,7 +10,7 @@ from typing import Callable
 from ..errors import LimitError
 from .problem import Problem
 
-MAX_CLUSTERINGS = 5000
+MAX_CLUSTERINGS = 20000
 
 
 @dataclass(frozen=True)

@@ -160,9 +160,40 @@ def estimate_scenarios(problem: Problem) -> int:
     return sum(scenario_count(problem, c) for c in clusterings(problem))
 
 
+SMALL_DIM_V = 24  # the enumerating checker handles problems up to these sizes (atlas sizes)
+SMALL_HEADS = 8
+SMALL_HEAD_DIM = 8
+
+
+def uses_symbolic(problem: Problem) -> bool:
+    """Whether `check_coverage` routes this problem to the symbolic engine (symbolic.py):
+    every problem past the atlas sizes; small ones stay on the enumerating reference."""
+    return problem.dim_v > SMALL_DIM_V or problem.heads > SMALL_HEADS or problem.head_dim > SMALL_HEAD_DIM
+
+
 def check_coverage(problem: Problem, design: Design, reduce: bool = True) -> tuple[Verdict, ...]:
     """A verdict per clustering, with witnesses or a counterexample (SPEC §4.5).
-    `reduce=False` checks every scenario (no design-specific dominance), for benchmarks."""
+    Small problems: every (reduced) scenario enumerated; large ones (`uses_symbolic`), or
+    small ones whose scenarios are too many to list: the symbolic engine, exact as well
+    (docs/theory-scale.md). `reduce=False` checks every scenario (no design-specific
+    dominance), for benchmarks; it never routes."""
+    if reduce and uses_symbolic(problem):
+        from .symbolic import symbolic_coverage
+
+        return symbolic_coverage(problem, design)
+    try:
+        return enumerated_coverage(problem, design, reduce)
+    except LimitError:
+        if not reduce:
+            raise
+        from .symbolic import symbolic_coverage
+
+        return symbolic_coverage(problem, design)
+
+
+def enumerated_coverage(problem: Problem, design: Design, reduce: bool = True) -> tuple[Verdict, ...]:
+    """The enumerating reference checker: every scenario of every clustering (after the
+    design-specific reduction when `reduce`) gets an assignment search."""
     search = DesignSearch(problem, design, reduce=reduce)
     total = sum(scenario_count(problem, c, search) for c in clusterings(problem))
     if total > MAX_SCENARIOS_TOTAL:

@@ -17,6 +17,7 @@ from ..groups import SubgroupClass
 from ..reps import Rep, conjugate_character, decompose, induce_character, irreps_of
 from ..reps.matrices import isotypic_projector
 from .problem import Problem
+from .supports import reduced_problem, supports_of
 
 KBAR_TOL = 1e-7
 MAX_OPTIONS = 20000
@@ -92,7 +93,7 @@ class OptionTable:
         G = self.G
         if not support:
             return G.subgroup_classes[-1].id, 0, np.arange(G.order)
-        rho = self.problem.rho
+        rho = reduced_problem(self.problem).rho  # same K̄ as V (theory-scale.md Lemma 2)
         rk = rho[K.elements]
         irr = irreps_of(K)
         n = rho.shape[1]
@@ -129,9 +130,10 @@ class OptionTable:
             G = self.G
             kb_id, c, kb_elems = self.kbar(K, support)
             kb0 = G.subgroup_classes[kb_id]
-            rho = self.problem.rho
+            small = reduced_problem(self.problem)  # same s~ as V (theory-scale.md Lemma 2)
+            rho = small.rho
             irr = irreps_of(K)
-            VK = self.problem.restrict(K)
+            VK = small.restrict(K)
             rk = rho[K.elements]
             out = {}
             for s in support:
@@ -244,11 +246,17 @@ class OptionTable:
         return self._options[orbit]
 
     def degenerate(self, orbit: tuple[int, int]) -> bool:
-        """K̄ != K for some option (SPEC §4.3; the zero pool has K̄ = G)."""
+        """K̄ != K for some option (SPEC §4.3; the zero pool has K̄ = G). K̄ depends on the
+        support of a only, so only the supports of maximal profiles are visited
+        (supports.maximal_supports; theory-scale.md §1), never the profiles themselves."""
         cid, _ = orbit
         K = self.G.subgroup_classes[cid]
-        a_data, _ = self._parts(orbit)
-        return any(self.G.subgroup_classes[kb].order != K.order for _, kb, _, _ in a_data)
+        key = ("degenerate", cid)
+        if key not in self._kbar:
+            self._kbar[key] = any(  # type: ignore[assignment]
+                self.G.subgroup_classes[self.kbar(K, S)[0]].order != K.order for S in supports_of(self.problem, cid)
+            )
+        return self._kbar[key]  # type: ignore[return-value]
 
 
 def _pareto(vals: list[tuple[int, ...]]) -> list[tuple[int, ...]]:

@@ -15,8 +15,8 @@ from ..reps import Rep, parse_rep
 T = TypeVar("T")
 
 MAX_HEADS = 64
-MAX_HEAD_DIM = 4096
-MAX_DIM_V = 256
+MAX_HEAD_DIM = 256
+MAX_DIM_V = 1024
 
 
 def _get_group(spec: str) -> FiniteGroup:

@@ -1,0 +1,534 @@
+"""Coverage of a given design without listing options (SPEC §4.5; proofs in
+docs/theory-scale.md §3–§5).
+
+For a fixed design, an option matters only through its *pattern*: the set F of multisets
+y of design orbit types (counts per type, `_Search.multisets()`) that can meet its demand
+alone — one double coset per orbit among those that host it, supplies summed. A scenario
+has an assignment iff the demands can be given disjoint multisets y_j ∈ F_j with Σ y_j ≤
+the design's counts, so a scenario whose options have larger patterns is easier (Lemma 5).
+Hence only options with *minimal* patterns need checking, one concrete representative each.
+
+Per orbit (K, n) and stabiliser group (K̄_0, c):
+* hosting sets come from the supports of maximal profiles (supports.py) and, per support,
+  from the maximal profiles listed over the coordinates that can break a hosting condition
+  (the others only use up dimension: a subset-sum);
+* for each minimal hosting set, the demands are searched by the sets E of multisets they
+  defeat (E is down-closed, F = complement): E grows one multiset at a time, each step a
+  choice of an irrep τ per maximal supply sum s of y with D_τ ≥ s_τ + 1, each choice tested
+  exactly by `DemandSpace.witness` (dynamic programming, no listing).
+The zero pool (SPEC §4.3) is treated the same way, its demand space the sum of the zero
+orbits' blocks; it is computed per clustering.
+
+Every abstract scenario is checked with the enumerating checker's assignment search on its
+representative options, so witnesses and counterexamples are concrete and have the shapes
+of `coverage.ScenarioResult`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from itertools import combinations_with_replacement, product
+
+import numpy as np
+
+from ..errors import LimitError
+from ..reps import Rep, irreps_of, zero
+from .clusterings import Clustering, clusterings
+from .assignment import Demand
+from .coverage import DesignSearch, ScenarioResult, Verdict, check_scenario, demands_of
+from .demands import Block, DemandSpace
+from .design import Design
+from .hosting import hosting
+from .options import Option, option_table
+from .problem import Problem
+from .supports import slacks_for_support, supports_of
+
+MAX_PROFILE_ROWS = 400_000  # profiles listed over the hosting-relevant irreps of one support
+MAX_SEARCH_NODES = 200_000  # nodes of one defeated-set search
+MAX_ABSTRACT_SCENARIOS = 200_000  # abstract scenarios over all clusterings
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """A minimal abstract option: `meets[k]` says whether multiset k of design orbit types
+    can meet the demand alone; `option` is a concrete option with exactly this pattern."""
+
+    option: Option
+    meets: tuple[bool, ...]
+
+
+@dataclass(frozen=True)
+class PoolPattern:
+    """A minimal pattern of the zero pool: one concrete zero option per zero orbit."""
+
+    options: tuple[Option, ...]
+    meets: tuple[bool, ...]
+
+
+def _minimal(items: list, key) -> list:  # noqa: ANN001
+    """Items whose pattern (bool vector) is minimal under inclusion; first of equal ones."""
+    out: list = []
+    vecs: list[np.ndarray] = []
+    for it in items:
+        v = np.array(key(it), dtype=bool)
+        if any((w <= v).all() for w in vecs):  # an existing one is contained in v
+            continue
+        keep = [(o, w) for o, w in zip(out, vecs) if not (v <= w).all()]
+        out = [o for o, _ in keep] + [it]
+        vecs = [w for _, w in keep] + [v]
+    return out
+
+
+class SymbolicChecker:
+    """Exact coverage of one design at any size the limits accept (module docstring)."""
+
+    def __init__(self, problem: Problem, design: Design) -> None:
+        self.problem = problem
+        self.design = design
+        self.table = option_table(problem)
+        self.h = hosting(problem)
+        self.search = DesignSearch(problem, design, reduce=True)
+        self.dom = self.search.dominance
+        ms = self.dom.multisets if self.dom is not None else None
+        if ms is None:
+            raise LimitError("orbits", "the design has too many distinct orbit multisets for the symbolic check")
+        self.ms = ms
+        self.index = {m: k for k, m in enumerate(ms)}
+        G = problem.group
+        self.top = G.subgroup_classes[-1]
+        self._patterns: dict[tuple[int, int], list[Pattern]] = {}
+        self._pool: dict[tuple, list[PoolPattern]] = {}
+        self._spaces: dict[tuple, DemandSpace] = {}
+        self._mins: dict[tuple, list[tuple[int, ...]]] = {}
+        self._plans: dict[tuple, tuple | None] = {}
+        self._single: dict[tuple, tuple] = {}
+
+    # ----- orbit classification ---------------------------------------------------------
+    def is_zero_orbit(self, orbit: tuple[int, int]) -> bool:
+        return supports_of(self.problem, orbit[0]) == [()]
+
+    # ----- hosting sets ------------------------------------------------------------------
+    def _slots(self, kb: int) -> list[tuple[int, int]]:
+        return [(t, a) for t, o in enumerate(self.search.type_orbit) for a in self.h.cosets(kb, o.sub.id)]
+
+    def hosting_classes(self, orbit: tuple[int, int]) -> dict[tuple[int, int], list[tuple[int, ...]]]:
+        """Per (K̄_0, c): maximal profiles a whose hosting sets are the minimal ones among all
+        maximal profiles with that stabiliser (one representative per hosting set)."""
+        K = self.problem.group.subgroup_classes[orbit[0]]
+        VK = self.problem.restrict(K)
+        d = self.problem.head_dim
+        found: dict[tuple[int, int], list[tuple[np.ndarray, tuple[int, ...]]]] = {}
+        for S in supports_of(self.problem, orbit[0]):
+            kb, c, _ = self.table.kbar(K, S)
+            tilde = self.table._extended(K, S)
+            slots = self._slots(kb)
+            for mask, a in self._hostsets(VK, d, S, tilde, kb, slots):
+                found.setdefault((kb, c), []).append((mask, a))
+        out = {}
+        for key, items in found.items():
+            # a smaller hosting set is harder: keep the minimal masks
+            mins = _minimal(items, key=lambda it: it[0])
+            out[key] = [a for _, a in mins]
+        return out
+
+    def _hostsets(self, VK: Rep, d: int, S: tuple[int, ...], tilde: dict, kb: int, slots: list) -> list:
+        """(hosting mask over slots, a) for every distinct mask of the maximal profiles with
+        support exactly S."""
+        dims = [int(x) for x in VK.irreps.dims]
+        m = VK.mults
+        # C[slot]: (|S|, irreps of K') image coefficients; W thresholds
+        Cs, Ws = [], []
+        for t, a in slots:
+            o = self.search.type_orbit[t]
+            R = self.h._restricted_irreps(kb, o.sub.id, a)
+            Cs.append(np.array([np.asarray(tilde[s]) @ R for s in S], dtype=np.int64))
+            Ws.append(np.array(o.W.mults, dtype=np.int64))
+        # pairs (slot, rho) that some profile might break (fractional-knapsack upper bound)
+        pairs = []
+        for i, (C, W) in enumerate(zip(Cs, Ws)):
+            for rho in range(C.shape[1]):
+                col = C[:, rho]
+                ub = min(int(sum(m[s] * int(col[j]) for j, s in enumerate(S))),
+                         math.floor(d * max(int(col[j]) / dims[s] for j, s in enumerate(S))))
+                if ub > W[rho]:
+                    pairs.append((i, rho))
+        rel = sorted({j for i, rho in pairs for j in range(len(S)) if Cs[i][j, rho]})
+        out: dict[bytes, tuple[np.ndarray, tuple[int, ...]]] = {}
+        for r in slacks_for_support(VK, d, S):
+            sat = [j for j, s in enumerate(S) if dims[S[j]] <= r]
+            free = [j for j in range(len(S)) if j not in sat]
+            target = d - r - sum(m[S[j]] * dims[S[j]] for j in sat)
+            free_rel = [j for j in free if j in rel]
+            free_irr = [j for j in free if j not in rel]
+            irr_items = [(dims[S[j]], m[S[j]]) for j in free_irr]
+            reach = _reach_table(irr_items, target)
+            rows = np.zeros((1, len(S)), dtype=np.int64)
+            for j in sat:
+                rows[:, j] = m[S[j]]
+            used = np.zeros(1, dtype=np.int64)
+            rest_min = sum(dims[S[j]] for j in free)
+            for j in free_rel:
+                dl = dims[S[j]]
+                rest_min -= dl
+                ks = np.arange(1, min(m[S[j]], target // dl) + 1, dtype=np.int64)
+                rows = np.repeat(rows, ks.size, axis=0)
+                used = np.repeat(used, ks.size) + np.tile(ks * dl, used.size)
+                rows[:, j] = np.tile(ks, rows.shape[0] // max(ks.size, 1)) if ks.size else rows[:, j]
+                ok = used + rest_min <= target
+                rows, used = rows[ok], used[ok]
+                if rows.shape[0] > MAX_PROFILE_ROWS:
+                    raise LimitError("head_dim", f"more than {MAX_PROFILE_ROWS} profiles to compare for hosting")
+            if rows.shape[0] == 0:
+                continue
+            ok = np.array([bool(reach[-1] >> int(target - u) & 1) if target - u >= 0 else False for u in used])
+            rows, used = rows[ok], used[ok]
+            if rows.shape[0] == 0:
+                continue
+            # hosting mask per row (all slots; pairs that cannot break are skipped)
+            mask = np.ones((rows.shape[0], len(slots)), dtype=bool)
+            for i, rho in pairs:
+                v = rows @ Cs[i][:, rho]
+                mask[:, i] &= v <= Ws[i][rho]
+            keys, first = np.unique(np.packbits(mask, axis=1), axis=0, return_index=True)
+            for k, f in zip(keys, first):
+                kk = k.tobytes()
+                if kk in out:
+                    continue
+                a = np.zeros(len(m), dtype=np.int64)
+                for j in range(len(S)):
+                    a[S[j]] = rows[f, j]
+                for j, k2 in zip(free_irr, _decompose(irr_items, reach, target - int(used[f]))):
+                    a[S[j]] = k2
+                out[kk] = (mask[f], tuple(int(x) for x in a))
+        return list(out.values())
+
+    # ----- demand search ---------------------------------------------------------------
+    def _space(self, blocks_key: tuple, kb: int, c: int) -> DemandSpace:
+        key = (blocks_key, kb, c)
+        if key not in self._spaces:
+            G = self.problem.group
+            blocks = []
+            for cid, n in blocks_key:
+                K = G.subgroup_classes[cid]
+                VK = self.problem.restrict(K)
+                I = self.table._induced_irreps(K, kb, c)
+                blocks.append(Block(VK.mults, tuple(int(x) for x in VK.irreps.dims), n * self.problem.head_dim, I))
+            Vbar = self.problem.restrict(G.subgroup_classes[kb]).mults
+            self._spaces[key] = DemandSpace(blocks, Vbar)
+        return self._spaces[key]
+
+    def _defeated_sets(self, space: DemandSpace, sums: list[np.ndarray]) -> list[list[np.ndarray]]:
+        """Profiles (per block) whose demand defeats a maximal down-closed set E of multisets
+        (y ∈ E iff no supply sum s of y has s ≥ D), one per maximal E reached."""
+        ms = self.ms
+        n = len(ms)
+        r = len(space.Vbar)
+        results: list[tuple[frozenset, tuple]] = []
+        nodes = [0]
+
+        def defeats(L: tuple, s: np.ndarray) -> bool:
+            return any(L[t] > s[t] for t in range(r))
+
+        def raise_for(L: tuple, i: int) -> list[tuple]:
+            """Minimal L' ≥ L (feasible) defeating every supply sum of multiset i."""
+            cur = [L]
+            for s in sums[i]:
+                nxt = []
+                for Lc in cur:
+                    if defeats(Lc, s):
+                        nxt.append(Lc)
+                        continue
+                    for t in range(r):
+                        if s[t] + 1 > space.Vbar[t] or s[t] + 1 > space.max_coord(t):
+                            continue
+                        L2 = tuple(max(Lc[u], int(s[u]) + 1) if u == t else Lc[u] for u in range(r))
+                        if space.witness(L2) is not None:
+                            nxt.append(L2)
+                cur = _minimal_vectors(nxt)
+                if not cur:
+                    break
+            return cur
+
+        def dfs(i: int, E: frozenset, L: tuple) -> None:
+            nodes[0] += 1
+            if nodes[0] > MAX_SEARCH_NODES:
+                raise LimitError("orbits", f"the demand search exceeded {MAX_SEARCH_NODES} steps")
+            if i == n:
+                results.append((E, L))
+                return
+            y = ms[i]
+            below_ok = all(tuple(k - (u == t) for u, k in enumerate(y)) in E for t in range(len(y)) if y[t])
+            if not below_ok:
+                dfs(i + 1, E, L)
+                return
+            if sums[i].shape[0] == 0 or all(defeats(L, s) for s in sums[i]):
+                dfs(i + 1, E | {y}, L)  # already defeated: E must contain y
+                return
+            for L2 in raise_for(L, i):
+                dfs(i + 1, E | {y}, L2)
+            dfs(i + 1, E, L)
+
+        dfs(0, frozenset(), (0,) * r)
+        # keep the maximal E's
+        Es = sorted(results, key=lambda t: -len(t[0]))
+        keep: list[tuple[frozenset, tuple]] = []
+        for E, L in Es:
+            if any(E <= F for F, _ in keep):
+                continue
+            keep.append((E, L))
+        out = []
+        for _, L in keep:
+            w = space.witness(L)
+            assert w is not None
+            out.append(w)
+        return out
+
+    # ----- patterns of an orbit --------------------------------------------------------------
+    def patterns(self, orbit: tuple[int, int]) -> list[Pattern]:
+        """The minimal patterns of a non-zero orbit, each with a concrete option."""
+        if orbit not in self._patterns:
+            self._patterns[orbit] = self._compute_patterns(orbit)
+        return self._patterns[orbit]
+
+    def _meets(self, kb: int, P: Rep, D: Rep) -> tuple[bool, ...]:
+        if D.is_zero():
+            return (True,) * len(self.ms)
+        Dv = np.array(D.mults)
+        return tuple(bool(s.shape[0] and (s >= Dv).all(axis=1).any()) for s in self.dom.host_sums(kb, P))
+
+    def _compute_patterns(self, orbit: tuple[int, int]) -> list[Pattern]:
+        G = self.problem.group
+        K = G.subgroup_classes[orbit[0]]
+        VK = self.problem.restrict(K)
+        cands: list[Pattern] = []
+        for (kb, c), profiles in self.hosting_classes(orbit).items():
+            space = self._space((orbit,), kb, c)
+            for a_vec in profiles:
+                a = Rep(K, a_vec)
+                kb2, c2, P = self.table.image(K, a)
+                assert (kb2, c2) == (kb, c)
+                sums = self.dom.host_sums(kb, P)
+                for (b_raw,) in self._defeated_sets(space, sums):
+                    b = _extend(VK, b_raw, orbit[1] * self.problem.head_dim)
+                    D = self.table.demand(K, b, kb, c)
+                    opt = Option(orbit, a, b, kb, c, P, D)
+                    cands.append(Pattern(opt, self._meets(kb, P, D)))
+        return _minimal(cands, key=lambda p: p.meets)
+
+    def pool_patterns(self, zero_orbits: tuple[tuple[int, int], ...]) -> list[PoolPattern]:
+        """Minimal patterns of the zero pool of these zero orbits (with repetition)."""
+        key = tuple(sorted(zero_orbits))
+        if key not in self._pool:
+            G = self.problem.group
+            space = self._space(key, self.top.id, 0)
+            P0 = zero(self.top)
+            sums = self.dom.host_sums(self.top.id, P0)
+            cands = []
+            for bs in self._defeated_sets(space, sums):
+                opts = []
+                total = np.zeros(len(self.problem.V.mults), dtype=np.int64)
+                for orbit, b_raw in zip(key, bs):
+                    K = G.subgroup_classes[orbit[0]]
+                    b = _extend(self.problem.restrict(K), b_raw, orbit[1] * self.problem.head_dim)
+                    D = self.table.demand(K, b, self.top.id, 0)
+                    opts.append(Option(orbit, zero(K), b, self.top.id, 0, P0, D))
+                    total += np.asarray(b.mults) @ self.table._induced_irreps(K, self.top.id, 0)
+                D0 = Rep(self.top, tuple(int(x) for x in np.minimum(total, self.problem.V.mults)))
+                cands.append(PoolPattern(tuple(opts), self._meets(self.top.id, P0, D0)))
+            self._pool[key] = _minimal(cands, key=lambda p: p.meets)
+        return self._pool[key]
+
+    # ----- clusterings -------------------------------------------------------------------
+    def _abstract(self, c: Clustering) -> tuple[list, list, list[tuple[int, int]]]:
+        key = ("abstract", c.orbits)
+        if key not in self._pool:
+            self._pool[key] = self._abstract_uncached(c)  # type: ignore[assignment]
+        return self._pool[key]  # type: ignore[return-value]
+
+    def _abstract_uncached(self, c: Clustering) -> tuple[list, list, list[tuple[int, int]]]:
+        zero_orbits = [o for o in c.expanded() if self.is_zero_orbit(o)]
+        pools = self.pool_patterns(tuple(zero_orbits)) if zero_orbits else [None]
+        per_type = []
+        for o, k in c.orbits:
+            if self.is_zero_orbit(o):
+                continue
+            per_type.append(list(combinations_with_replacement(self.patterns(o), k)))
+        return pools, per_type, zero_orbits
+
+    def scenario_count(self, c: Clustering) -> int:
+        pools, per_type, _ = self._abstract(c)
+        return len(pools) * math.prod(len(x) for x in per_type)
+
+    def _scenarios(self, c: Clustering):  # noqa: ANN202
+        """Abstract scenarios as concrete option tuples in the order of c.expanded()."""
+        pools, per_type, _ = self._abstract(c)
+        for pool in pools:
+            for combo in product(*per_type):
+                nz = iter(p.option for group in combo for p in group)
+                zs = list(pool.options) if pool is not None else []
+                opts = []
+                for o in c.expanded():
+                    if self.is_zero_orbit(o):
+                        k = next(i for i, z in enumerate(zs) if z.orbit == o)
+                        opts.append(zs.pop(k))
+                    else:
+                        opts.append(next(nz))
+                yield tuple(opts)
+
+    def check_clustering(self, c: Clustering) -> Verdict:
+        n = self.scenario_count(c)
+        if n > MAX_ABSTRACT_SCENARIOS:
+            raise LimitError("heads", f"clustering {c.id} has {n} abstract scenarios; at most {MAX_ABSTRACT_SCENARIOS}")
+        witnesses = []
+        for opts in self._scenarios(c):
+            r = self.check_scenario(opts)
+            if not r.ok:
+                return Verdict(c, False, (), r, n)
+            witnesses.append(r)
+        return Verdict(c, True, tuple(witnesses), None, n)
+
+    def check_scenario(self, opts: tuple[Option, ...]) -> ScenarioResult:
+        """Assignment by patterns (Lemma 6: an assignment exists iff the demands get disjoint
+        multisets y_j in their patterns), then double cosets per demand within y_j."""
+        demands = demands_of(self.problem, opts)
+        plan = self._plan(demands)
+        if plan is None:
+            r = check_scenario(self.problem, self.design, opts, self.search)
+            if r.ok:  # the two exact searches must agree
+                raise AssertionError("pattern search and assignment search disagree")
+            return r
+        return ScenarioResult(opts, demands, self.search.witness(demands, plan))
+
+    def _minimal_multisets(self, d: Demand) -> list[tuple[int, ...]]:
+        key = d.value()
+        if key not in self._mins:
+            meets = self._meets(d.kbar, d.P, d.D)
+            ys = [self.ms[k] for k, ok in enumerate(meets) if ok]
+            mins = []
+            for y in ys:  # ms is ordered by size: a later y never lies below an earlier one
+                if not any(all(u <= v for u, v in zip(z, y)) for z in mins):
+                    mins.append(y)
+            self._mins[key] = mins
+        return self._mins[key]
+
+    def _plan(self, demands: tuple[Demand, ...]) -> tuple | None:
+        values = [d.value() for d in demands]
+        order = sorted(range(len(demands)), key=lambda j: values[j])
+        key = tuple(values[j] for j in order)
+        if key not in self._plans:
+            self._plans[key] = self._plan_sorted([demands[j] for j in order])
+        res = self._plans[key]
+        if res is None:
+            return None
+        out: list = [()] * len(demands)
+        for pos, j in enumerate(order):
+            out[j] = res[pos]
+        return tuple(out)
+
+    def _plan_sorted(self, demands: list[Demand]) -> tuple | None:
+        mins = [self._minimal_multisets(d) for d in demands]
+        if any(not m for m in mins):
+            return None
+        counts = tuple(self.search.search.counts.get(t, 0) for t in range(len(self.ms[-1])))
+        seq = sorted(range(len(demands)), key=lambda j: len(mins[j]))
+        failed: set = set()
+        chosen: list[tuple[int, ...]] = [()] * len(demands)
+        steps = [0]
+
+        def dfs(pos: int, left: tuple[int, ...]) -> bool:
+            if pos == len(seq):
+                return True
+            if (pos, left) in failed:
+                return False
+            steps[0] += 1
+            if steps[0] > MAX_SEARCH_NODES:
+                raise LimitError("orbits", f"the assignment search exceeded {MAX_SEARCH_NODES} steps")
+            j = seq[pos]
+            for y in mins[j]:
+                if all(u <= v for u, v in zip(y, left)):
+                    chosen[j] = y
+                    if dfs(pos + 1, tuple(v - u for u, v in zip(y, left))):
+                        return True
+            failed.add((pos, left))
+            return False
+
+        if not dfs(0, counts):
+            return None
+        plan = []
+        for d, y in zip(demands, chosen):
+            key = (d.value(), y)
+            if key not in self._single:
+                sub = self.search.search.solve_with([d], {t: k for t, k in enumerate(y) if k})
+                if sub is None:
+                    raise AssertionError("a multiset in the pattern cannot meet its demand")
+                self._single[key] = sub[0]
+            plan.append(self._single[key])
+        return tuple(plan)
+
+    def first_uncovered(self, c: Clustering) -> ScenarioResult | None:
+        v = self.check_clustering(c)
+        return v.counterexample
+
+
+def symbolic_coverage(problem: Problem, design: Design) -> tuple[Verdict, ...]:
+    """A verdict per clustering (SPEC §4.5) by the symbolic engine."""
+    chk = SymbolicChecker(problem, design)
+    cl = clusterings(problem)
+    total = sum(chk.scenario_count(c) for c in cl)
+    if total > MAX_ABSTRACT_SCENARIOS:
+        raise LimitError("heads", f"this design needs {total} abstract scenarios checked; at most {MAX_ABSTRACT_SCENARIOS}")
+    return tuple(chk.check_clustering(c) for c in cl)
+
+
+# ----- helpers ----------------------------------------------------------------------------
+def _minimal_vectors(vs: list[tuple]) -> list[tuple]:
+    out: list[tuple] = []
+    for v in sorted(set(vs), key=sum):
+        if any(all(x <= y for x, y in zip(w, v)) for w in out):
+            continue
+        out.append(v)
+    return out
+
+
+def _reach_table(items: list[tuple[int, int]], target: int) -> list[int]:
+    """Prefix bitsets: bit s of table[i] says s = Σ_{j<i} a_j δ_j with 1 ≤ a_j ≤ m_j."""
+    mask = (1 << (max(target, 0) + 1)) - 1
+    table = [1]
+    for delta, m in items:
+        nxt = 0
+        cur = table[-1]
+        for k in range(1, min(m, max(target, 0) // delta) + 1):
+            nxt |= cur << (k * delta)
+        table.append(nxt & mask)
+    return table
+
+
+def _decompose(items: list[tuple[int, int]], table: list[int], total: int) -> list[int]:
+    """a_j (1 ≤ a_j ≤ m_j) with Σ a_j δ_j = total, using the prefix bitsets."""
+    out = [0] * len(items)
+    rem = total
+    for i in range(len(items) - 1, -1, -1):
+        delta, m = items[i]
+        for k in range(1, m + 1):
+            if rem - k * delta >= 0 and (table[i] >> (rem - k * delta)) & 1:
+                out[i] = k
+                rem -= k * delta
+                break
+        else:
+            raise AssertionError("no decomposition")
+    assert rem == 0
+    return out
+
+
+def _extend(bound: Rep, b_raw: np.ndarray, cap: int) -> Rep:
+    """A maximal profile ≥ b_raw (≤ bound, dim ≤ cap): add irreps greedily (SPEC §4.1)."""
+    dims = [int(x) for x in bound.irreps.dims]
+    b = [int(x) for x in b_raw]
+    room = cap - sum(k * dl for k, dl in zip(b, dims))
+    assert room >= 0 and all(x <= y for x, y in zip(b, bound.mults))
+    for i, dl in enumerate(dims):
+        add = min(bound.mults[i] - b[i], room // dl)
+        b[i] += add
+        room -= add * dl
+    return Rep(bound.sub, tuple(b))
