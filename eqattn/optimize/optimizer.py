@@ -16,12 +16,14 @@ import time
 import numpy as np
 
 from ..attention import Design, Problem, check_coverage
+from ..attention.coverage import uses_symbolic
 from ..errors import InputError, LimitError
 from ..numeric import verify_design
 from . import solver
 from .lazy import Context, Progress, lazy
 from .program import Objective
 from .result import ConstrainedResult, OptimizeResult, to_design
+from .symbolic_search import SearchContext, search
 from .types import caps, constrained_types, copy_bounds, design_types
 
 SETUP_SHARE = 0.5  # of the time limit for building the types' host tables (LimitError past it)
@@ -33,6 +35,7 @@ NUMERIC_MAX_DIM_V = 12  # ... and this dim V
 TIES_SHARE = 0.5  # of the optimum's remaining time for the head-dimension tie-break
 MAIN_SHARE = 0.75  # of the search time for the optimum; the rest (and what is left) for the constrained question
 REPAIR_SHARE_END = 0.1  # of the search time kept for repairing the answer a limit stopped (without the constrained question)
+ENGINES = ("auto", "enumerate", "symbolic")
 RECHECK_SHARE = 0.15  # of the time limit kept for the final re-checks (the limit bounds the whole call)
 
 
@@ -55,6 +58,64 @@ def _numeric(problem: Problem, design: Design, verdicts, what: str) -> float:  #
         raise RuntimeError(f"internal error: weight construction for the {what} design has relative error {err:.2e}")
     return err
 
+
+
+def _optimize_symbolic(
+    problem: Problem,
+    tl: float,
+    backend: str,
+    progress: Progress | None,
+    threads: int | None,
+    max_heads: int | None,
+    max_head_dim: int | None,
+    work_limit: int | None,
+) -> OptimizeResult:
+    """`optimize` by the counterexample loop (symbolic_search.py), then the re-check."""
+    ctx = SearchContext(problem, backend, progress, threads)
+    ctx.time_limit = tl
+    ctx.work_limit = work_limit
+    deadline = ctx.t0 + (1.0 - RECHECK_SHARE) * tl
+    ctx.hard_end = deadline
+    res = search(ctx, deadline, max_heads, max_head_dim)
+    ctx.report(stage="recheck", scenarios=res.scenarios, bound=4 * res.lower_units)
+    verdicts: tuple = ()
+    if res.design is not None:
+        verdicts = _recheck(problem, res.design, "optimal")
+        if max_heads is not None and res.design.heads > max_heads:
+            raise RuntimeError("internal error: the design has more heads than max_heads")
+        if max_head_dim is not None and any(o.head_dim > max_head_dim for o in res.design.orbits):
+            raise RuntimeError("internal error: the design has a head dimension above max_head_dim")
+    notes = ["symbolic engine: no constrained-vanilla question and no head tie-break"]
+    if ctx.unchecked:
+        notes.append("a candidate design could not be checked within the symbolic checker's limits")
+    if res.status == "infeasible":
+        notes.append("no design within the compute constraints (max_heads, max_head_dim) covers every clustering (proven)")
+    if res.status == "unknown":
+        notes.append("no covering design within the compute constraints was found before the limit")
+    return OptimizeResult(
+        problem=problem,
+        design=res.design,
+        design_params=None if res.design is None else res.design.params,
+        lower_bound=4 * res.lower_units,
+        status=res.status,
+        time_s=time.perf_counter() - ctx.t0,
+        constrained=None,
+        scenarios_total=0,
+        scenarios_checked=sum(len(v.witnesses) for v in verdicts),
+        scenarios_used=res.scenarios,
+        rounds=res.rounds,
+        solver=backend,
+        solver_time_s=ctx.solver_time,
+        verified_clusterings=len(verdicts),
+        numeric_rel_error=None,
+        types=res.types,
+        ties_proven=False,
+        notes=notes,
+        stopped_by=res.stopped,
+        work=ctx.work,
+        max_heads=max_heads,
+        max_head_dim=max_head_dim,
+    )
 
 
 def _check_bound(value: object, field: str) -> int | None:
@@ -98,6 +159,7 @@ def optimize(
     max_heads: int | None = None,
     max_head_dim: int | None = None,
     work_limit: int | None = None,
+    engine: str = "auto",
 ) -> OptimizeResult:
     """The covering design with the fewest parameters (ties: fewer heads, then a smaller
     largest head dimension), with the solver's lower bound; and the constrained-vanilla
@@ -112,6 +174,12 @@ def optimize(
     designs); the answer is then the cheapest design within them, `infeasible` when none
     covers (proven), and the constrained-vanilla question is unchanged.
 
+    `engine`: "enumerate" (scenarios and demand values listed up front, lazy scenario
+    separation; the constrained-vanilla question and the head tie-break), "symbolic"
+    (scenarios, demand values and types generated from the symbolic checker's
+    counterexamples, symbolic_search.py; no constrained-vanilla question, no tie-break), or
+    "auto" (symbolic exactly when `coverage.uses_symbolic`: past the atlas sizes).
+
     Example: `optimize(Problem.create("C4", "E1", 2, 1)).design_params == 8` (SPEC §6.2)."""
     tl = _check_time_limit(time_limit)
     if backend not in solver.BACKENDS:
@@ -119,6 +187,10 @@ def optimize(
     max_heads = _check_bound(max_heads, "max_heads")
     max_head_dim = _check_bound(max_head_dim, "max_head_dim")
     work_limit = _check_bound(work_limit, "work_limit")
+    if engine not in ENGINES:
+        raise InputError("engine", f"one of {', '.join(ENGINES)}")
+    if engine == "symbolic" or (engine == "auto" and uses_symbolic(problem)):
+        return _optimize_symbolic(problem, tl, backend, progress, threads, max_heads, max_head_dim, work_limit)
     ctx = Context(problem, backend, progress, threads)
     ctx.unchecked = False
     ctx.time_limit = tl
