@@ -5,8 +5,10 @@
     PYTHONPATH=. python3 benchmarks/atlas_check.py --status feasible --time-limit 120   # the time-limited rows
     PYTHONPATH=. python3 benchmarks/atlas_check.py --groups D4,S4 --work-limit 20000 --out /tmp/check.csv
 
-For every selected row `(G, V, H, d)` of the atlas it runs `optimize(problem, time_limit)`
-(constrained-vanilla question off: the atlas's `P_opt` is the optimum alone) and compares:
+For every selected row `(G, V, H, d)` of the atlas it runs `optimize(problem, time_limit,
+engine=...)` (default the symbolic engine; constrained-vanilla question and the weight
+re-check off: the atlas's `P_opt` is the optimum alone, and every design is still re-checked
+by the coverage checker) and compares:
 
 * an atlas row `optimal`: the new run must be `optimal` with the same `P_opt` (`match`);
   `slower` when the new run stopped at its limit with a design of the same cost, `MISMATCH`
@@ -76,8 +78,8 @@ def sample_rows(rows: list[dict], n: int) -> list[dict]:
     return out
 
 
-def run_one(args: tuple[dict, float, int | None]) -> dict:
-    row, time_limit, work_limit = args
+def run_one(args: tuple[dict, float, int | None, str]) -> dict:
+    row, time_limit, work_limit, engine = args
     from eqattn.attention import Problem
     from eqattn.errors import InputError, LimitError
     from eqattn.optimize import optimize
@@ -87,7 +89,7 @@ def run_one(args: tuple[dict, float, int | None]) -> dict:
            "atlas_P": row["P_opt"], "atlas_bound": row["lower_bound"]}
     try:
         problem = Problem.create(row["group"], row["V"], int(row["H"]), int(row["d"]))
-        res = optimize(problem, time_limit, constrained=False, threads=1, work_limit=work_limit)
+        res = optimize(problem, time_limit, constrained=False, threads=1, work_limit=work_limit, engine=engine, numeric_check=False)
         out.update(status=res.status, P=res.design_params, bound=res.lower_bound, stopped_by=res.stopped_by or "")
     except LimitError as e:
         out.update(status="refused", P="", bound="", stopped_by="", detail=f"{e.field}: {e.message}")
@@ -130,6 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--time-limit", type=float, default=30.0)
     ap.add_argument("--work-limit", type=int, default=None)
     ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--engine", default="symbolic", help="optimiser engine: symbolic (the new one, default), enumerate, auto")
     ap.add_argument("--out", type=Path, default=None, help="write the per-row results as CSV")
     args = ap.parse_args(argv)
     rows = load_rows(args.atlas)
@@ -140,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.groups:
         rows = [r for r in rows if r["group"] in args.groups.split(",")]
     t0 = time.perf_counter()
-    tasks = [(r, args.time_limit, args.work_limit) for r in rows]
+    tasks = [(r, args.time_limit, args.work_limit, args.engine) for r in rows]
     results: list[dict] = []
     counts: dict[str, int] = defaultdict(int)
     with mp.Pool(args.jobs) as pool:

@@ -195,7 +195,7 @@ def search(
                 u = min(u, max_heads // t.heads)
             U.append(u)
         ctx.report(stage="optimum", round=rounds, scenarios=len(keys), bound=4 * lower, incumbent=None if best_units is None else 4 * best_units)
-        prog = build(table, U, keys, objective)
+        prog = build(table, U, keys, objective, heads_max=max_heads)
         sol = ctx.solve(prog.model, deadline)
         if sol.status == "infeasible":
             # no design (cheaper than the incumbent, within the constraints) meets S

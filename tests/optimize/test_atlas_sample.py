@@ -1,4 +1,4 @@
-"""docs/atlas.csv reproduced by the optimiser (issue 9): a stratified sample of 200 atlas
+"""docs/atlas.csv reproduced by the new (symbolic) optimiser engine (issue 9): a stratified sample of 200 atlas
 problems proven optimal there; each must be proven optimal again with the same P_opt (optima
 are not unique: the cost is compared, not the design). The whole CSV:
 `PYTHONPATH=. python3 benchmarks/atlas_check.py` (benchmarks/atlas_check.py draws this
@@ -35,6 +35,6 @@ def test_sample_is_stratified():
 @pytest.mark.parametrize("row", SAMPLE, ids=[f"{r['group']}-{r['V']}-H{r['H']}-d{r['d']}".replace(" ", "") for r in SAMPLE])
 def test_atlas_optimum_reproduced(row):
     p = Problem.create(row["group"], row["V"], int(row["H"]), int(row["d"]))
-    r = optimize(p, 60, constrained=False, numeric_check=False, threads=1)
+    r = optimize(p, 60, numeric_check=False, threads=1, engine="symbolic")
     assert r.status == "optimal" and r.lower_bound == r.design_params
     assert r.design_params == int(row["P_opt"])
