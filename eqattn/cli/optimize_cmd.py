@@ -78,6 +78,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:  # noqa: ANN001
         help="deterministic limit: solver branch-and-bound nodes for the whole search (same answer on every run)",
     )
     p.add_argument("--solver", default="highs", choices=BACKENDS, help="integer programming solver (default highs)")
+    p.add_argument(
+        "--engine", default="auto", choices=("auto", "enumerate", "symbolic"),
+        help="auto (default): symbolic past the atlas sizes; enumerate: scenarios listed up front; symbolic: from counterexamples",
+    )
     p.add_argument("--no-constrained", dest="constrained", action="store_false", help="skip the constrained-vanilla question")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run)
@@ -98,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         res = optimize(
             problem, args.time_limit, constrained=args.constrained, backend=args.solver, progress=bar,
-            max_heads=args.max_heads, max_head_dim=args.max_head_dim, work_limit=args.work_limit,
+            max_heads=args.max_heads, max_head_dim=args.max_head_dim, work_limit=args.work_limit, engine=args.engine,
         )
     finally:
         bar.close()
