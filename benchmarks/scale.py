@@ -20,6 +20,11 @@ time of the whole call, the status (optimal / feasible / refused with the limit'
 killed / error), P_opt / P_vanilla, the gap, what stopped the search and the process's peak
 memory. The summary gives the median and worst time, the number proven optimal, the
 largest gap and the largest peak memory.
+
+`--atlas-ratio N` (default 40; 0 to skip) first runs the stratified sample of N small atlas
+problems (benchmarks/atlas_check.py `sample_rows`) with both engines in this process, the new
+(`engine="symbolic"`) and the old (`engine="enumerate"`), and prints the time ratio new / old
+(median and total) and whether every cost agrees.
 """
 
 from __future__ import annotations
@@ -128,6 +133,36 @@ def run_one(args: tuple) -> dict:
     return row
 
 
+def atlas_ratio(n: int, time_limit: float) -> None:
+    """Time of the new engine / the old one on n small atlas problems, same process, same run."""
+    import importlib.util
+
+    from eqattn.attention import Problem
+    from eqattn.optimize import optimize
+
+    spec = importlib.util.spec_from_file_location("atlas_check", ROOT / "benchmarks" / "atlas_check.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    rows = mod.sample_rows(mod.load_rows(), n)
+    ratios, t_new, t_old, agree = [], 0.0, 0.0, 0
+    for r in rows:
+        p = Problem.create(r["group"], r["V"], int(r["H"]), int(r["d"]))
+        times, costs = {}, {}
+        for engine in ("enumerate", "symbolic"):
+            t0 = time.perf_counter()
+            res = optimize(p, time_limit, constrained=False, numeric_check=False, threads=1, engine=engine)
+            times[engine] = time.perf_counter() - t0
+            costs[engine] = (res.status, res.design_params)
+        agree += costs["enumerate"] == costs["symbolic"] == ("optimal", int(r["P_opt"]))
+        ratios.append(times["symbolic"] / times["enumerate"])
+        t_new += times["symbolic"]
+        t_old += times["enumerate"]
+    print(f"atlas sample ({len(rows)} problems), new (symbolic) / old (enumerate) engine time: median ratio "
+          f"{statistics.median(ratios):.2f}, total {t_new:.1f} s / {t_old:.1f} s = {t_new / t_old:.2f}; "
+          f"costs equal to the atlas optimum with both engines: {agree}/{len(rows)}", flush=True)
+
+
 def fmt(r: dict) -> str:
     ratio = "" if r.get("ratio") is None else f"{r['ratio']:.4f}"
     gap = "" if r.get("gap") is None else f"{100 * r['gap']:.2f}%"
@@ -146,6 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--work-limit", type=int, default=None)
     ap.add_argument("--memory-gb", type=float, default=4.0)
     ap.add_argument("--csv", type=Path, default=None)
+    ap.add_argument("--atlas-ratio", type=int, default=40, help="small atlas problems timed with both engines (0: skip)")
     args = ap.parse_args(argv)
     groups = args.groups.split(",")
     dims = [int(x) for x in args.dims.split(",")]
@@ -154,6 +190,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.quick:
         dims, heads, wide = [64], [4, 8], False
         groups = [g for g in groups if g in REGULAR_GROUPS]
+    if args.atlas_ratio:
+        atlas_ratio(args.atlas_ratio, args.time_limit)
     problems = grid(groups, dims, heads, wide)
     print(f"{len(problems)} problems, time limit {args.time_limit:g} s each", flush=True)
     rows = []
