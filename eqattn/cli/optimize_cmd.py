@@ -115,7 +115,8 @@ def run(args: argparse.Namespace) -> int:
     cons = [f"{k.replace('_', ' ')} {v}" for k, v in data["constraints"].items() if v is not None]
     if cons:
         print("constraints: " + ", ".join(cons))
-    stop = {"time_limit": "the time limit", "work_limit": "the work limit", "scenario_limit": "the scenario limit"}.get(
+    stop = {"time_limit": "the time limit", "work_limit": "the work limit", "scenario_limit": "the scenario limit",
+            "type_limit": "the limit on head representations"}.get(
         str(data["stopped_by"]), "a limit"
     )
     if data["status"] == "optimal":

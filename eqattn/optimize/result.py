@@ -43,7 +43,7 @@ class OptimizeResult:
     types: int
     ties_proven: bool
     notes: list[str] = field(default_factory=list)
-    stopped_by: str | None = None  # time_limit | work_limit | scenario_limit when the search stopped before a proof
+    stopped_by: str | None = None  # time_limit | work_limit | scenario_limit | type_limit: what stopped the search before a proof
     work: int = 0  # solver nodes used (what the work limit counts)
     max_heads: int | None = None
     max_head_dim: int | None = None

@@ -101,7 +101,7 @@ class SearchResult:
     rounds: int
     scenarios: int  # keys in the last program
     types: int  # types in the last program
-    stopped: str | None  # time_limit | work_limit | scenario_limit
+    stopped: str | None  # time_limit | work_limit | scenario_limit | type_limit (too many head representations)
 
 
 def _regular(problem: Problem) -> Design:
@@ -150,9 +150,11 @@ def search(
     )
     best: Design | None = None
     if reg_ok:
-        viol = _counterexamples(ctx, regular, values, math.inf, 1)
+        viol = _counterexamples(ctx, regular, values, deadline, 1)
         if viol:
             raise RuntimeError("internal error: the regular design does not cover every clustering")
+        if viol is None:  # the clock ran out while checking it
+            return SearchResult("unknown", None, 0, 0, 0, 0, "time_limit")
         best = regular
     best_units = None if best is None else best.params // 4
     keys: list[tuple[int, ...]] = []
@@ -180,7 +182,7 @@ def search(
         try:
             table = design_types(problem, values, ctx.h, max_cost, deadline, max_heads=max_heads, max_head_dim=max_head_dim)
         except LimitError:
-            stopped = "time_limit" if time.perf_counter() > deadline else "scenario_limit"
+            stopped = "time_limit" if time.perf_counter() > deadline else "type_limit"
             break
         n_types = len(table)
         # copies: no more than the incumbent's cost allows, max_heads allows, or any one
@@ -195,6 +197,9 @@ def search(
                 u = min(u, max_heads // t.heads)
             U.append(u)
         ctx.report(stage="optimum", round=rounds, scenarios=len(keys), bound=4 * lower, incumbent=None if best_units is None else 4 * best_units)
+        if time.perf_counter() > deadline - 0.05:
+            stopped = "time_limit"
+            break
         prog = build(table, U, keys, objective, heads_max=max_heads)
         sol = ctx.solve(prog.model, deadline)
         if sol.status == "infeasible":

@@ -205,16 +205,20 @@ def design_types(
         count = math.prod(int(c) + 1 for c in cap)
         if count > 50 * MAX_TYPES:
             raise LimitError("rep", f"V restricted to {K.name} allows about {count} head representations; at most {MAX_TYPES} are optimised over")
-        for W in product(*(range(int(c) + 1) for c in cap)):
-            if not any(W):
-                continue
-            cost = int(np.dot(unit_cost, W))
-            if cost > max_cost or cost == 0:
-                continue
-            dim = int(np.dot(irr.dims, W))
-            if max_head_dim is not None and dim > max_head_dim:
-                continue
-            types.append(OrbitType(K.id, tuple(int(x) for x in W), cost, K.index, dim))
+        # every W with 0 <= W <= cap, in the order of itertools.product (vectorised)
+        Ws = np.indices(tuple(int(c) + 1 for c in cap)).reshape(len(cap), -1).T
+        costs = Ws @ unit_cost
+        dims = Ws @ np.asarray(irr.dims, dtype=np.int64)
+        ok = (costs > 0) & (costs <= max_cost)
+        if max_head_dim is not None:
+            ok &= dims <= max_head_dim
+        idx = np.nonzero(ok)[0]
+        if len(types) + len(idx) > 3 * MAX_TYPES:
+            raise LimitError(
+                "rep", f"this problem has over {3 * MAX_TYPES} head representations (K', W) to consider; at most {MAX_TYPES} useful ones are optimised over"
+            )
+        for i in idx:
+            types.append(OrbitType(K.id, tuple(int(x) for x in Ws[i]), int(costs[i]), K.index, int(dims[i])))
     if len(types) > 3 * MAX_TYPES:
         raise LimitError("rep", f"this problem has {len(types)} head representations (K', W) to consider; at most {MAX_TYPES} useful ones are optimised over")
     table = TypeTable(problem, space, h, types)
