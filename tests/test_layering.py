@@ -1,7 +1,7 @@
 """Imports go downward only (docs/contracts.md): every import of every module under eqattn/,
 including imports inside functions, read with `ast`.
 
-Ranks: errors 0, groups 1, reps 2, attention 3, numeric 4, optimize 5, atlas and torch 6
+Ranks: errors and memo 0, groups 1, reps 2, attention 3, numeric 4, optimize 5, atlas and torch 6
 (not each other), api 7, cli 8. `eqattn/__init__.py` is a light facade: ranks <= 5 only.
 A module may import its own layer, but the modules of one layer import each other without
 cycles. Heavy third-party packages stay in their layer (torch in torch, FastAPI in api/cli).
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1] / "eqattn"
-RANKS = {"errors": 0, "groups": 1, "reps": 2, "attention": 3, "numeric": 4, "optimize": 5, "atlas": 6, "torch": 6, "api": 7, "cli": 8}
+RANKS = {"errors": 0, "memo": 0, "groups": 1, "reps": 2, "attention": 3, "numeric": 4, "optimize": 5, "atlas": 6, "torch": 6, "api": 7, "cli": 8}
 FACADE_MAX = 5
 THIRD_PARTY = {"torch": {"torch"}, "fastapi": {"api", "cli"}, "starlette": {"api", "cli"}, "pydantic": {"api", "cli"}, "uvicorn": {"api", "cli"}}
 
@@ -36,15 +36,24 @@ def layer(module: str) -> str | None:
     return parts[1] if len(parts) > 1 else None
 
 
-def imports(module: str, source: str | None = None, is_package: bool | None = None) -> list[tuple[str, int]]:
+def imports(module: str, source: str | None = None, is_package: bool | None = None, runtime: bool = False) -> list[tuple[str, int]]:
     """(imported module, line) for every import in the module (anywhere in it), resolved to
-    absolute names; `from X import y` yields X.y as well when that is a module."""
+    absolute names; `from X import y` yields X.y as well when that is a module. With
+    `runtime`, imports under `if TYPE_CHECKING:` (type names only) are left out."""
     if source is None:
         source = MODULES[module].read_text()
         is_package = MODULES[module].name == "__init__.py"
     package = module if is_package else module.rpartition(".")[0]
+    tree = ast.parse(source)
+    typing_only: set[int] = set()
+    if runtime:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+                typing_only |= {id(n) for stmt in node.body for n in ast.walk(stmt)}
     out = []
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
         if isinstance(node, ast.Import):
             out += [(a.name, node.lineno) for a in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -88,6 +97,53 @@ def violations(module: str, source: str | None = None) -> list[str]:
 def test_imports_go_down(module):
     bad = violations(module)
     assert not bad, f"{module} imports upward or sideways: " + "; ".join(bad)
+
+
+def test_no_cycles_within_a_layer():
+    """Run-time imports only: type names under TYPE_CHECKING may refer both ways
+    (a FiniteGroup has SubgroupClasses, a SubgroupClass has its FiniteGroup)."""
+    graph = {m: {t for t, _ in imports(m, runtime=True) if t in MODULES and t != m and layer(t) == layer(m)} for m in MODULES}
+    assert not cycles(graph), f"import cycles: {cycles(graph)}"
+
+
+def test_the_cycle_finder_itself():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                found.append(sorted(comp))
+
+    for m in sorted(graph):
+        if m not in index:
+            visit(m)
+    return found
 
 
 @pytest.mark.parametrize(

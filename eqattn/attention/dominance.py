@@ -14,15 +14,15 @@ enumerates all multisets of the design and the maximal supply sums of their orbi
 each demand (an up-set is compared through its minimal elements), restricted to the types
 that host it.
 
-    >>> keep_hardest(np.array([[True, True], [True, False]]))   # option 1 is harder
-    [1]
+    >>> keep_hardest(2, lambda i, j: (i, j) != (1, 0))   # meets(0) ⊆ meets(1): option 1 is easier
+    [0]
 """
 
 from __future__ import annotations
 
 import math
 from itertools import product
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -35,18 +35,17 @@ from .problem import Problem
 MAX_MULTISETS = 4096  # multisets of design orbits examined for one reduction
 
 
-def keep_hardest(within: np.ndarray, compared: Sequence[bool] | None = None) -> list[int]:
-    """Indices (in order) of the options to keep, given `within[i, j]`: meets(i) ⊆ meets(j).
+def keep_hardest(n: int, within: Callable[[int, int], bool], compared: Sequence[bool] | None = None) -> list[int]:
+    """Indices (in order) of the n options to keep, given `within(i, j)`: meets(i) ⊆ meets(j).
     Option i is dropped when some other compared option j has meets(j) ⊆ meets(i), strictly,
     or equally with j first. Options not `compared` are kept and drop nothing."""
-    n = within.shape[0]
-    cmp = np.ones(n, dtype=bool) if compared is None else np.asarray(compared, dtype=bool)
-    w = within & cmp[:, None] & cmp[None, :]
-    np.fill_diagonal(w, False)
-    strict = w & ~w.T
-    equal_before = np.triu(w & w.T, 1)  # [j, i]: equal sets, j < i
-    drop = (strict | equal_before).any(axis=0)
-    return [i for i in range(n) if not drop[i]]
+    cmp = [True] * n if compared is None else list(compared)
+    keep = []
+    for i in range(n):
+        if cmp[i] and any(j != i and cmp[j] and within(j, i) and (j < i or not within(i, j)) for j in range(n)):
+            continue
+        keep.append(i)
+    return keep
 
 
 def maximal_rows(V: np.ndarray) -> np.ndarray:
@@ -134,8 +133,8 @@ class SupplyDominance:
             U, first = np.unique(allm, axis=0, return_index=True)
             order = np.argsort(first)  # one row per meets vector, in the order of their first option
             U, first = U[order], first[order]
-            within = (U[:, None, :] <= U[None, :, :]).all(axis=2)
-            keep += [opts[first[k]] for k in keep_hardest(within)]
+            within = (U[:, None, :] <= U[None, :, :]).all(axis=2)  # [i, j]: meets_i within meets_j
+            keep += [opts[first[k]] for k in keep_hardest(len(U), lambda i, j: bool(within[i, j]))]
         self._reduced[orbit] = tuple(keep)
         return self._reduced[orbit]
 
@@ -184,14 +183,7 @@ class RequirementDominance:
             """up(rj) ⊆ up(ri): every multiset meeting j meets i."""
             return all(any(all(x <= y for x, y in zip(q2, q)) for q2 in ri) for q in rj)
 
-        n = len(reqs)
-        within = np.zeros((n, n), dtype=bool)
-        compared = [r is not None for r in reqs]
-        for i, ri in enumerate(reqs):
-            for j, rj in enumerate(reqs):
-                if i != j and ri is not None and rj is not None:
-                    within[i, j] = up_within(ri, rj)
-        keep = keep_hardest(within, compared)
+        keep = keep_hardest(len(reqs), lambda i, j: up_within(reqs[i], reqs[j]), [r is not None for r in reqs])
         if any(pooled):  # an option contributing nothing is easier than joining the pool
             keep = [i for i in keep if not (options[i] is None and not pooled[i])]
         return keep

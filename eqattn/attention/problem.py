@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import cached_property
+from dataclasses import dataclass, field
 from typing import Callable, TypeVar
 
 import numpy as np
 
 from ..errors import InputError, LimitError
 from ..groups import FiniteGroup, SubgroupClass
+from ..memo import Memo
 from ..reps import Rep, parse_rep
 
 T = TypeVar("T")
@@ -17,6 +17,7 @@ T = TypeVar("T")
 MAX_HEADS = 64
 MAX_HEAD_DIM = 256
 MAX_DIM_V = 1024
+PROBLEM_MEMO = 2048  # entries: V restricted to each subgroup class (<= 1000), tables, hosting
 
 
 def _get_group(spec: str) -> FiniteGroup:
@@ -47,6 +48,7 @@ class Problem:
     V: Rep
     heads: int
     head_dim: int
+    memo: Memo = field(default_factory=lambda: Memo(PROBLEM_MEMO), init=False, repr=False, compare=False)
 
     @staticmethod
     def create(group: str | FiniteGroup, rep: str, heads: int | str, head_dim: int | str) -> "Problem":
@@ -74,24 +76,18 @@ class Problem:
         """P_vanilla = 4 H d dim V (SPEC §1)."""
         return 4 * self.heads * self.head_dim * self.dim_v
 
-    @cached_property
+    @property
     def rho(self) -> np.ndarray:
         """(|G|, n_V, n_V) orthogonal matrices of V, indexed by group element."""
-        return self.V.matrices()
+        return self.memo.get("rho", self.V.matrices)
 
     def cached(self, key: str, factory: Callable[[], T]) -> T:
         """Per-problem data computed once (option tables, hosting, clusterings)."""
-        store = self.__dict__.setdefault("_cache", {})
-        if key not in store:
-            store[key] = factory()
-        return store[key]
+        return self.memo.get(key, factory)
 
     def restrict(self, sub: SubgroupClass) -> Rep:
         """V restricted to the representative of `sub`."""
-        cache = self.__dict__.setdefault("_restrict", {})
-        if sub.id not in cache:
-            cache[sub.id] = self.V.restrict(sub)
-        return cache[sub.id]
+        return self.memo.get(("restrict", sub.id), lambda: self.V.restrict(sub))
 
     def to_json(self) -> dict:
         return {

@@ -9,16 +9,26 @@ permutation matrices form a homomorphism.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
-from functools import cached_property
-from typing import Callable, Hashable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable, Hashable, Sequence
 
 import numpy as np
 
 from ..errors import LimitError
+from ..memo import Memo
+
+if TYPE_CHECKING:  # type names only: the lattice is built above this module (subgroups.py)
+    from .subgroups import SubgroupClass, SubgroupLattice
 
 MAX_ORDER = 500
 _LATTICE_LOCK = threading.RLock()
+_LATTICE_BUILDER: list[Callable[["FiniteGroup"], "SubgroupLattice"]] = []  # set by subgroups.py
+
+
+def register_lattice_builder(build: Callable[["FiniteGroup"], "SubgroupLattice"]) -> None:
+    """subgroups.py hands its builder down here when imported (it imports this module, so
+    this module cannot import it without a cycle)."""
+    _LATTICE_BUILDER[:] = [build]
 
 
 def _closure(
@@ -28,11 +38,12 @@ def _closure(
     key: Callable[[object], Hashable],
     field: str,
     limit: int = MAX_ORDER,
-) -> tuple[list[object], dict[Hashable, int], np.ndarray, np.ndarray]:
+) -> tuple[dict, list[object]]:
     """Breadth-first closure under right multiplication by generators.
 
-    Returns the elements, an index by key, and for each element its BFS parent and the
-    generator that reaches it (parent * gen = element).
+    Returns the FiniteGroup keywords `table`, `generators`, `parent` (each element's BFS
+    parent) and `via` (the generator that reaches it: parent * gen = element), and the
+    elements in BFS order.
     """
     elems = [identity]
     index = {key(identity): 0}
@@ -54,7 +65,16 @@ def _closure(
                 parent.append(i)
                 via.append(gi)
         i += 1
-    return elems, index, np.array(parent), np.array(via)
+    n = len(elems)
+    gen_idx = [index[key(s)] for s in gens]
+    # left multiplication by each generator: L_s[y] = index(s*y)
+    left = np.array([[index[key(mul(s, y))] for y in elems] for s in gens], dtype=np.int64).reshape(len(gens), n)
+    table = np.empty((n, n), dtype=np.int64)
+    table[0] = np.arange(n)
+    for x in range(1, n):
+        # x = parent * s  =>  x*y = parent * (s*y)
+        table[x] = table[parent[x]][left[via[x]]]
+    return {"table": table, "generators": tuple(gen_idx), "parent": np.array(parent), "via": np.array(via)}, elems
 
 
 @dataclass(frozen=True, eq=False)
@@ -70,41 +90,19 @@ class FiniteGroup:
     matrices: np.ndarray | None = None  # (n, k, k): real orthogonal matrices, if a matrix group
     family: str = "custom"  # catalog family (labels), e.g. "cyclic", "point"
     params: tuple[int, ...] = ()
+    relabel: np.ndarray | None = None  # from_table: the table's element of each element (BFS order)
+    factors: tuple["FiniteGroup", ...] = ()  # direct products: the factors
+    components: np.ndarray | None = None  # direct products: (n, k) factor elements of each element
+    memo: Memo = field(default_factory=Memo, init=False, repr=False, compare=False)
 
     # ----- construction -------------------------------------------------------------
-    @staticmethod
-    def from_closure(
-        name: str,
-        gens: Sequence[object],
-        identity: object,
-        mul: Callable[[object, object], object],
-        key: Callable[[object], Hashable],
-        field: str = "group",
-        **kw: object,
-    ) -> tuple["FiniteGroup", list[object]]:
-        elems, index, parent, via = _closure(gens, identity, mul, key, field)
-        n = len(elems)
-        gen_idx = [index[key(s)] for s in gens]
-        # left multiplication by each generator: L_s[y] = index(s*y)
-        left = np.array([[index[key(mul(s, y))] for y in elems] for s in gens], dtype=np.int64).reshape(len(gens), n)
-        table = np.empty((n, n), dtype=np.int64)
-        table[0] = np.arange(n)
-        for x in range(1, n):
-            # x = parent * s  =>  x*y = parent * (s*y)
-            table[x] = table[parent[x]][left[via[x]]]
-        g = FiniteGroup(name=name, table=table, generators=tuple(gen_idx), parent=parent, via=via, **kw)  # type: ignore[arg-type]
-        return g, elems
-
     @staticmethod
     def from_permutations(name: str, perms: Sequence[Sequence[int]], degree: int | None = None, **kw: object) -> "FiniteGroup":
         """Permutations given as image tuples on 0..m-1."""
         m = degree if degree is not None else max((len(p) for p in perms), default=1)
         arrs = [np.array(list(p) + list(range(len(p), m)), dtype=np.int64) for p in perms] or [np.arange(m)]
-        g, elems = FiniteGroup.from_closure(
-            name, arrs, np.arange(m), lambda a, b: a[b], lambda a: a.tobytes(), **kw
-        )
-        object.__setattr__(g, "perms", np.array(elems))
-        return g
+        core, elems = _closure(arrs, np.arange(m), lambda a, b: a[b], lambda a: a.tobytes(), str(kw.pop("field", "group")))
+        return FiniteGroup(name=name, perms=np.array(elems), **core, **kw)  # type: ignore[arg-type]
 
     @staticmethod
     def from_matrices(name: str, mats: Sequence[np.ndarray], **kw: object) -> "FiniteGroup":
@@ -115,19 +113,16 @@ class FiniteGroup:
         def key(a: np.ndarray) -> bytes:
             return (np.round(a, 6) + 0.0).tobytes()
 
-        g, elems = FiniteGroup.from_closure(name, arrs, np.eye(k), lambda a, b: a @ b, key, **kw)
-        object.__setattr__(g, "matrices", np.array(elems))
-        return g
+        core, elems = _closure(arrs, np.eye(k), lambda a, b: a @ b, key, str(kw.pop("field", "group")))
+        return FiniteGroup(name=name, matrices=np.array(elems), **core, **kw)  # type: ignore[arg-type]
 
     @staticmethod
     def from_table(name: str, table: np.ndarray, generators: Sequence[int], **kw: object) -> "FiniteGroup":
-        """From a multiplication table whose element 0 is the identity; re-indexed in BFS order."""
+        """From a multiplication table whose element 0 is the identity; re-indexed in BFS order
+        (`relabel[g]` is the table's element that g is)."""
         t = np.asarray(table)
-        g, elems = FiniteGroup.from_closure(
-            name, list(generators), 0, lambda a, b: int(t[a, b]), lambda a: a, **kw
-        )
-        object.__setattr__(g, "_relabel", np.array(elems))
-        return g
+        core, elems = _closure(list(generators), 0, lambda a, b: int(t[a, b]), lambda a: a, str(kw.pop("field", "group")))
+        return FiniteGroup(name=name, relabel=np.array(elems), **core, **kw)  # type: ignore[arg-type]
 
     # ----- basic data -----------------------------------------------------------------
     @property
@@ -137,16 +132,22 @@ class FiniteGroup:
     def __repr__(self) -> str:
         return f"FiniteGroup({self.name!r}, order={self.order})"
 
-    @cached_property
+    @property
     def inv(self) -> np.ndarray:
+        return self.memo.get("inv", self._inv)
+
+    def _inv(self) -> np.ndarray:
         n = self.order
         rows, cols = np.nonzero(self.table == 0)
         inv = np.empty(n, dtype=np.int64)
         inv[rows] = cols
         return inv
 
-    @cached_property
+    @property
     def element_orders(self) -> np.ndarray:
+        return self.memo.get("element_orders", self._element_orders)
+
+    def _element_orders(self) -> np.ndarray:
         n = self.order
         orders = np.zeros(n, dtype=np.int64)
         cur = np.arange(n)
@@ -165,18 +166,27 @@ class FiniteGroup:
             r = int(self.table[r, g])
         return r
 
-    @cached_property
+    @property
     def is_abelian(self) -> bool:
+        return self.memo.get("is_abelian", self._is_abelian)
+
+    def _is_abelian(self) -> bool:
         return bool((self.table == self.table.T).all())
 
-    @cached_property
+    @property
     def conj_table(self) -> np.ndarray:
+        return self.memo.get("conj_table", self._conj_table)
+
+    def _conj_table(self) -> np.ndarray:
         """conj_table[x, g] = x g x^-1."""
         t = self.table
         return t[t, self.inv[:, None]]
 
-    @cached_property
+    @property
     def conjugacy_classes(self) -> tuple[np.ndarray, ...]:
+        return self.memo.get("conjugacy_classes", self._conjugacy_classes)
+
+    def _conjugacy_classes(self) -> tuple[np.ndarray, ...]:
         """Classes ordered by (element order, size, smallest element); the identity's first."""
         n = self.order
         seen = np.zeros(n, dtype=bool)
@@ -191,8 +201,11 @@ class FiniteGroup:
         classes.sort(key=lambda c: (int(orders[c[0]]), len(c), int(c[0])))
         return tuple(classes)
 
-    @cached_property
+    @property
     def class_of(self) -> np.ndarray:
+        return self.memo.get("class_of", self._class_of)
+
+    def _class_of(self) -> np.ndarray:
         cl = np.empty(self.order, dtype=np.int64)
         for i, c in enumerate(self.conjugacy_classes):
             cl[c] = i
@@ -256,20 +269,31 @@ class FiniteGroup:
     @property
     def lattice(self) -> "SubgroupLattice":
         """Built once (under a lock: the web app calls from several threads)."""
-        lat = self.__dict__.get("_lattice")
+        lat = self.memo.find("lattice")
         if lat is None:
             with _LATTICE_LOCK:
-                lat = self.__dict__.get("_lattice")
-                if lat is None:
-                    from .subgroups import SubgroupLattice
-
-                    lat = SubgroupLattice.build(self)
-                    self.__dict__["_lattice"] = lat
-        return lat
+                lat = self.memo.get("lattice", lambda: _LATTICE_BUILDER[0](self))
+        return lat  # type: ignore[return-value]
 
     @property
     def subgroup_classes(self) -> tuple["SubgroupClass", ...]:
         return self.lattice.classes
 
 
-from .subgroups import SubgroupClass, SubgroupLattice  # noqa: E402  (type names for hints)
+def small_generators(G: FiniteGroup, elems: np.ndarray) -> list[int]:
+    """A short generating list of the subgroup `elems` (greedy: elements of larger order first)."""
+    gens: list[int] = []
+    cur = np.array([0])
+    mask = np.zeros(G.order, dtype=bool)
+    mask[0] = True
+    target = elems.size
+    cand = sorted(elems.tolist(), key=lambda g: (-int(G.element_orders[g]), g))
+    for g in cand:
+        if cur.size == target:
+            break
+        if not mask[g]:
+            gens.append(int(g))
+            cur = G.generate(gens)
+            mask[:] = False
+            mask[cur] = True
+    return gens

@@ -14,15 +14,11 @@ The catalog group itself keeps its own labels (identity isomorphism).
 from __future__ import annotations
 
 import math
-from functools import lru_cache
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from . import standard as st
-
-if TYPE_CHECKING:
-    from .finite_group import FiniteGroup
+from .finite_group import FiniteGroup, small_generators
 
 CATALOG_FAMILIES = {"cyclic", "dihedral", "Q8", "symmetric", "alternating", "product", "point"}
 _NODE_BUDGET = 200000
@@ -39,9 +35,8 @@ def _invariants(G: "FiniteGroup", elems: np.ndarray) -> tuple:
     return (elems.size, abelian, _histogram(G.element_orders[elems]))
 
 
-@lru_cache(maxsize=None)
-def _std_invariants(S: "FiniteGroup") -> tuple:
-    return _invariants(S, np.arange(S.order))
+def _std_invariants(S: FiniteGroup) -> tuple:
+    return S.memo.get("invariants", lambda: _invariants(S, np.arange(S.order)))
 
 
 def _centraliser_sizes(G: "FiniteGroup", elems: np.ndarray) -> np.ndarray:
@@ -232,14 +227,11 @@ class Identifier:
         n1, S1, phi1 = self.identify(N1)
         n2, S2, phi2 = self.identify(N2)
         S = st.direct_product((S1, S2))
-        comps = S.components  # type: ignore[attr-defined]
+        comps = S.components
         phi = G.table[phi1[comps[:, 0]], phi2[comps[:, 1]]]
         return S.name, S, phi
 
     def _fallback(self, elems: np.ndarray, inv: tuple) -> tuple[str, "FiniteGroup", np.ndarray]:
-        from .finite_group import FiniteGroup
-        from .subgroups import _small_generators
-
         G = self.G
         for S in self.fallbacks:
             if _std_invariants(S) == inv:
@@ -252,10 +244,10 @@ class Identifier:
         local = -np.ones(G.order, dtype=np.int64)
         local[elems] = np.arange(m)
         t_local = local[G.table[np.ix_(elems, elems)]]
-        gens = [int(local[g]) for g in _small_generators(G, elems)]
+        gens = [int(local[g]) for g in small_generators(G, elems)]
         S = FiniteGroup.from_table(name, t_local, gens, family="fallback")
         self.fallbacks.append(S)
-        phi = elems[S._relabel]  # type: ignore[attr-defined]
+        phi = elems[S.relabel]
         return name, S, phi
 
 

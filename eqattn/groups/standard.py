@@ -13,6 +13,7 @@ labels (see eqattn/reps/labels.py):
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import lru_cache
 from itertools import permutations
 
@@ -76,7 +77,7 @@ def direct_product(factors: tuple[FiniteGroup, ...]) -> FiniteGroup:
     return _direct_product(factors)
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=64)  # bounded: factors may be groups built for one custom group
 def _direct_product(factors: tuple[FiniteGroup, ...]) -> FiniteGroup:
     sizes = [f.order for f in factors]
     n = int(np.prod(sizes))
@@ -93,10 +94,7 @@ def _direct_product(factors: tuple[FiniteGroup, ...]) -> FiniteGroup:
         gens += [int(s) * stride for s in f.generators]
     name = "x".join(f.name for f in factors)
     g = FiniteGroup.from_table(name, table, gens, family="product")
-    relabel = g._relabel  # type: ignore[attr-defined]
-    object.__setattr__(g, "factors", factors)
-    object.__setattr__(g, "components", comps[relabel])
-    return g
+    return replace(g, factors=factors, components=comps[g.relabel])
 
 
 def abelian(invariants: tuple[int, ...]) -> FiniteGroup:

@@ -14,15 +14,13 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass, field
-from functools import cached_property
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..errors import InputError, LimitError
-
-if TYPE_CHECKING:
-    from .finite_group import FiniteGroup
+from ..memo import Memo
+from .finite_group import FiniteGroup, register_lattice_builder, small_generators
+from .identify import identify_classes
 
 MAX_SUBGROUPS = 20000
 MAX_CLASSES = 1000
@@ -45,6 +43,7 @@ class SubgroupClass:
     normalizer: np.ndarray
     std: "FiniteGroup"  # the standard group
     phi: np.ndarray  # phi[s] = element of G that std element s maps to (an isomorphism std -> K)
+    memo: Memo = field(default_factory=Memo, init=False, repr=False, compare=False)
 
     @property
     def order(self) -> int:
@@ -59,21 +58,30 @@ class SubgroupClass:
         """Number of conjugate subgroups."""
         return len(self.conjugates)
 
-    @cached_property
+    @property
     def mask(self) -> np.ndarray:
+        return self.memo.get("mask", self._mask)
+
+    def _mask(self) -> np.ndarray:
         m = np.zeros(self.group.order, dtype=bool)
         m[self.elements] = True
         return m
 
-    @cached_property
+    @property
     def local_index(self) -> np.ndarray:
+        return self.memo.get("local_index", self._local_index)
+
+    def _local_index(self) -> np.ndarray:
         """local_index[g] = position of g in `elements`, -1 outside K."""
         li = -np.ones(self.group.order, dtype=np.int64)
         li[self.elements] = np.arange(self.order)
         return li
 
-    @cached_property
+    @property
     def phi_inv(self) -> np.ndarray:
+        return self.memo.get("phi_inv", self._phi_inv)
+
+    def _phi_inv(self) -> np.ndarray:
         """phi_inv[g] = the std element mapping to g (for g in K), -1 outside."""
         pi = -np.ones(self.group.order, dtype=np.int64)
         pi[self.phi] = np.arange(self.phi.size)
@@ -93,11 +101,10 @@ class SubgroupLattice:
     classes: tuple[SubgroupClass, ...]
     # key of every subgroup -> (class id, x) with subgroup = x K x^-1
     located: dict[bytes, tuple[int, int]] = field(repr=False)
+    memo: Memo = field(default_factory=Memo, init=False, repr=False, compare=False)
 
     @staticmethod
     def build(G: "FiniteGroup") -> "SubgroupLattice":
-        from .identify import identify_classes
-
         n = G.order
         ct = G.conj_table
         located: dict[bytes, tuple[int, int]] = {}
@@ -160,7 +167,7 @@ class SubgroupLattice:
             K = raw[cid]["elements"]
             kmask = np.zeros(n, dtype=bool)
             kmask[K] = True
-            kgens = _small_generators(G, K)
+            kgens = small_generators(G, K)
             for g in cyc_gens:
                 if kmask[g]:
                     continue
@@ -234,8 +241,11 @@ class SubgroupLattice:
             + ", ".join(f"{c.id}={c.name}" for c in self.classes),
         )
 
-    @cached_property
+    @property
     def all_subgroups(self) -> list[tuple[SubgroupClass, np.ndarray]]:
+        return self.memo.get("all_subgroups", self._all_subgroups)
+
+    def _all_subgroups(self) -> list[tuple[SubgroupClass, np.ndarray]]:
         return [(c, s) for c in self.classes for s in c.conjugates]
 
 
@@ -246,21 +256,4 @@ def _normalizer(G: "FiniteGroup", elems: np.ndarray) -> np.ndarray:
     return np.nonzero(mask[conj].all(axis=1))[0]
 
 
-def _small_generators(G: "FiniteGroup", elems: np.ndarray) -> list[int]:
-    """A short generating list of the subgroup `elems` (greedy)."""
-    gens: list[int] = []
-    cur = np.array([0])
-    mask = np.zeros(G.order, dtype=bool)
-    mask[0] = True
-    target = elems.size
-    # try elements by decreasing order first: fewer generators
-    cand = sorted(elems.tolist(), key=lambda g: (-int(G.element_orders[g]), g))
-    for g in cand:
-        if cur.size == target:
-            break
-        if not mask[g]:
-            gens.append(int(g))
-            cur = G.generate(gens)
-            mask[:] = False
-            mask[cur] = True
-    return gens
+register_lattice_builder(SubgroupLattice.build)

@@ -10,7 +10,6 @@ irreducible chi is paired with its Frobenius–Schur indicator nu = (1/|G|) sum 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -22,9 +21,13 @@ TYPES = {1: "real", 0: "complex", -1: "quaternionic"}
 E_OF_TYPE = {"real": 1, "complex": 2, "quaternionic": 4}
 
 
-@lru_cache(maxsize=None)
 def complex_character_table(G: "FiniteGroup") -> np.ndarray:
-    """(k, n) complex array: irreducible characters per element, ordered by (degree, index)."""
+    """(k, n) complex array: irreducible characters per element, ordered by (degree, index).
+    Computed once per group (in the group's memo)."""
+    return G.memo.get("complex_character_table", lambda: _complex_character_table(G))
+
+
+def _complex_character_table(G: "FiniteGroup") -> np.ndarray:
     classes = G.conjugacy_classes
     k = len(classes)
     n = G.order
@@ -77,9 +80,12 @@ class RealCharacter:
         return E_OF_TYPE[self.type]
 
 
-@lru_cache(maxsize=None)
 def real_characters(G: "FiniteGroup") -> tuple[RealCharacter, ...]:
-    """Real irreducible characters of G (unordered here; labels order them)."""
+    """Real irreducible characters of G (unordered here; labels order them); once per group."""
+    return G.memo.get("real_characters", lambda: _real_characters(G))
+
+
+def _real_characters(G: "FiniteGroup") -> tuple[RealCharacter, ...]:
     X = complex_character_table(G)
     n = G.order
     sq = G.table[np.arange(n), np.arange(n)]

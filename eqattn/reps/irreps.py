@@ -3,12 +3,12 @@ isomorphism (SPEC §0, §5.1). Computed once per group and cached."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import cached_property, lru_cache
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
+from ..memo import Memo
 from .characters import E_OF_TYPE, RealCharacter, real_characters
 from .labels import display_order, label_irreps
 from .matrices import commutant_basis, regular_irrep_matrices
@@ -22,9 +22,13 @@ class StandardIrreps:
     group: "FiniteGroup"
     labels: tuple[str, ...]
     real_chars: tuple[RealCharacter, ...]
+    memo: Memo = field(default_factory=Memo, init=False, repr=False, compare=False)
 
-    @cached_property
+    @property
     def matrices(self) -> tuple[np.ndarray, ...]:
+        return self.memo.get("matrices", self._matrices)
+
+    def _matrices(self) -> tuple[np.ndarray, ...]:
         S = self.group
         return tuple(
             regular_irrep_matrices(S.table, S.inv, c.values, c.dim, c.e, seed=1000 + i)
@@ -32,12 +36,56 @@ class StandardIrreps:
         )
 
 
-@lru_cache(maxsize=None)
 def standard_irreps(S: "FiniteGroup") -> StandardIrreps:
+    """The real irreps of a standard group, labelled, in display order; once per group."""
+    return S.memo.get("standard_irreps", lambda: _standard_irreps(S))
+
+
+def _standard_irreps(S: "FiniteGroup") -> StandardIrreps:
     chars = list(real_characters(S))
-    labels = label_irreps(S, chars)
+    labels = product_labels(S, chars) if S.family == "product" and S.factors else label_irreps(S, chars)
     order = display_order(S, labels, chars)
     return StandardIrreps(S, tuple(labels[i] for i in order), tuple(chars[i] for i in order))
+
+
+def product_labels(S: "FiniteGroup", chars: Sequence[RealCharacter]) -> list[str]:
+    """Labels of a direct product's irreps from its factors' labels, e.g. `A.B` (SPEC §0)."""
+    factors = S.factors
+    comps = S.components
+    assert comps is not None
+    # positions of the elements (e, .., g, .., e) of each factor in S
+    positions = []
+    for pos, f in enumerate(factors):
+        p = np.full(f.order, -1)
+        others = np.delete(comps, pos, axis=1)
+        rows = np.nonzero((others == 0).all(axis=1))[0]
+        p[comps[rows, pos]] = rows
+        positions.append(p)
+    irs = [standard_irreps(f) for f in factors]
+
+    def match(rest: np.ndarray, ir: StandardIrreps) -> tuple[int, int]:
+        """(irrep index, +1 canonical / -1 conjugate / 0 not complex type)."""
+        z = rest / rest[0]
+        for k, ch in enumerate(ir.real_chars):
+            c = ch.constituent / ch.constituent[0]
+            if np.allclose(z, c, atol=1e-7):
+                return k, (1 if ch.type == "complex" else 0)
+            if np.allclose(z, c.conj(), atol=1e-7):
+                return k, (-1 if ch.type == "complex" else 0)
+        raise RuntimeError("product irrep did not factor")  # pragma: no cover
+
+    out = []
+    for c in chars:
+        psi = c.constituent
+        found = [match(psi[p], ir) for p, ir in zip(positions, irs)]
+        signs = [s for _, s in found]
+        first = next((s for s in signs if s), 1)
+        parts = []
+        for (k, s), ir in zip(found, irs):
+            parts.append(ir.labels[k] + ("*" if s * first < 0 else ""))
+        out.append(".".join(parts))
+    return out
+
 
 
 @dataclass(frozen=True, eq=False)
@@ -46,6 +94,7 @@ class IrrepSet:
 
     sub: "SubgroupClass"
     std: StandardIrreps
+    memo: Memo = field(default_factory=Memo, init=False, repr=False, compare=False)
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -54,20 +103,32 @@ class IrrepSet:
     def __len__(self) -> int:
         return len(self.std.labels)
 
-    @cached_property
+    @property
     def dims(self) -> np.ndarray:
+        return self.memo.get("dims", self._dims)
+
+    def _dims(self) -> np.ndarray:
         return np.array([c.dim for c in self.std.real_chars])
 
-    @cached_property
+    @property
     def types(self) -> tuple[str, ...]:
+        return self.memo.get("types", self._types)
+
+    def _types(self) -> tuple[str, ...]:
         return tuple(c.type for c in self.std.real_chars)
 
-    @cached_property
+    @property
     def es(self) -> np.ndarray:
+        return self.memo.get("es", self._es)
+
+    def _es(self) -> np.ndarray:
         return np.array([E_OF_TYPE[t] for t in self.types])
 
-    @cached_property
+    @property
     def chars(self) -> np.ndarray:
+        return self.memo.get("chars", self._chars)
+
+    def _chars(self) -> np.ndarray:
         """(r, |G|) real characters, zero outside K."""
         G = self.sub.group
         out = np.zeros((len(self), G.order))
@@ -77,14 +138,20 @@ class IrrepSet:
             out[i, K] = c.values[src]
         return out
 
-    @cached_property
+    @property
     def matrices(self) -> tuple[np.ndarray, ...]:
+        return self.memo.get("matrices", self._matrices)
+
+    def _matrices(self) -> tuple[np.ndarray, ...]:
         """Per irrep: (|K|, d, d) orthogonal matrices in the order of `sub.elements`."""
         src = self.sub.phi_inv[self.sub.elements]
         return tuple(m[src] for m in self.std.matrices)
 
-    @cached_property
+    @property
     def commutants(self) -> tuple[np.ndarray, ...]:
+        return self.memo.get("commutants", self._commutants)
+
+    def _commutants(self) -> tuple[np.ndarray, ...]:
         return tuple(commutant_basis(m) for m in self.std.matrices)
 
     def index(self, label: str) -> int:
@@ -92,11 +159,8 @@ class IrrepSet:
 
 
 def irreps_of(sub: "SubgroupClass") -> IrrepSet:
-    cache = sub.__dict__.setdefault("_irreps", None)
-    if cache is None:
-        cache = IrrepSet(sub, standard_irreps(sub.std))
-        sub.__dict__["_irreps"] = cache
-    return cache
+    """The irreps of a subgroup class representative (once per class, in its memo)."""
+    return sub.memo.get("irreps", lambda: IrrepSet(sub, standard_irreps(sub.std)))
 
 
 def irreps(G: "FiniteGroup") -> IrrepSet:

@@ -21,9 +21,6 @@ import numpy as np
 from .characters import RealCharacter
 
 if TYPE_CHECKING:
-    from .irreps import StandardIrreps
-
-if TYPE_CHECKING:
     from ..groups import FiniteGroup
 
 
@@ -134,8 +131,7 @@ def label_irreps(S: "FiniteGroup", chars: Sequence[RealCharacter]) -> list[str]:
             else:  # pragma: no cover
                 return _generic(chars)
         return out
-    if fam == "product" and hasattr(S, "factors"):
-        return _product_labels(S, chars)
+    # products: labelled from their factors' irreps in irreps.py (product_labels)
     if fam == "point":
         try:
             from .mulliken import mulliken_labels
@@ -146,45 +142,6 @@ def label_irreps(S: "FiniteGroup", chars: Sequence[RealCharacter]) -> list[str]:
         except Exception:  # pragma: no cover - fall back to generic labels
             pass
     return _generic(chars)
-
-
-def _product_labels(S: "FiniteGroup", chars: Sequence[RealCharacter]) -> list[str]:
-    from .irreps import standard_irreps
-
-    factors = S.factors  # type: ignore[attr-defined]
-    comps = S.components  # type: ignore[attr-defined]
-    # positions of the elements (e, .., g, .., e) of each factor in S
-    positions = []
-    for pos, f in enumerate(factors):
-        p = np.full(f.order, -1)
-        others = np.delete(comps, pos, axis=1)
-        rows = np.nonzero((others == 0).all(axis=1))[0]
-        p[comps[rows, pos]] = rows
-        positions.append(p)
-    irs = [standard_irreps(f) for f in factors]
-
-    def match(rest: np.ndarray, ir: StandardIrreps) -> tuple[int, int]:
-        """(irrep index, +1 canonical / -1 conjugate / 0 not complex type)."""
-        z = rest / rest[0]
-        for k, ch in enumerate(ir.real_chars):
-            c = ch.constituent / ch.constituent[0]
-            if np.allclose(z, c, atol=1e-7):
-                return k, (1 if ch.type == "complex" else 0)
-            if np.allclose(z, c.conj(), atol=1e-7):
-                return k, (-1 if ch.type == "complex" else 0)
-        raise RuntimeError("product irrep did not factor")  # pragma: no cover
-
-    out = []
-    for c in chars:
-        psi = c.constituent
-        found = [match(psi[p], ir) for p, ir in zip(positions, irs)]
-        signs = [s for _, s in found]
-        first = next((s for s in signs if s), 1)
-        parts = []
-        for (k, s), ir in zip(found, irs):
-            parts.append(ir.labels[k] + ("*" if s * first < 0 else ""))
-        out.append(".".join(parts))
-    return out
 
 
 def display_order(S: "FiniteGroup", labels: list[str], chars: Sequence[RealCharacter]) -> list[int]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cached_property
 from typing import TYPE_CHECKING, Iterable
 
 import numpy as np
@@ -32,7 +31,7 @@ class Rep:
     def irreps(self) -> IrrepSet:
         return irreps_of(self.sub)
 
-    @cached_property
+    @property
     def dim(self) -> int:
         return int(np.dot(self.mults, self.irreps.dims))
 
@@ -77,9 +76,6 @@ class Rep:
     def matrices(self) -> np.ndarray:
         """(|K|, dim, dim) block-diagonal orthogonal matrices, in the order of sub.elements."""
         return block_matrices(self.irreps, self.mults)
-
-    def to_json(self) -> str:
-        return format_rep(self)
 
 
 def block_matrices(irr: IrrepSet, mults: Iterable[int]) -> np.ndarray:

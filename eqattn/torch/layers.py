@@ -434,11 +434,10 @@ class EquivariantAttention(_ExactBuffers):
         ``vanilla`` is a :class:`VanillaAttention` or arrays ``(Wq, Wk, Wv, Wo)`` with shapes
         ``(H, d, n), (H, d, n), (H, d, n), (H, n, d)``. The per-orbit weights come from the core
         (SPEC §4.5: cluster the heads, read off the scenario, build the weights from the
-        coverage witness): ``eqattn.numeric.design_weights_from_vanilla`` when present, else
-        ``eqattn.numeric.convert.convert_vanilla``. Raises the core's ``InputError`` when the
+        coverage witness): ``eqattn.numeric.convert.convert_vanilla``. Raises the core's ``InputError`` when the
         weights are not G-equivariant or the design does not cover them.
         """
-        import eqattn.numeric as numeric
+        from eqattn.numeric.convert import convert_vanilla
 
         if isinstance(vanilla, VanillaAttention):
             vanilla = (vanilla.Wq, vanilla.Wk, vanilla.Wv, vanilla.Wo)
@@ -446,14 +445,7 @@ class EquivariantAttention(_ExactBuffers):
             (a.detach().double().cpu().numpy() if isinstance(a, torch.Tensor) else np.asarray(a, dtype=np.float64))
             for a in vanilla
         ]
-        convert = getattr(numeric, "design_weights_from_vanilla", None)
-        if convert is not None:
-            weights = convert(problem, design, *arrs)
-        else:
-            from eqattn.numeric.convert import convert_vanilla
-
-            weights = convert_vanilla(problem, design, *arrs).weights
-        weights = getattr(weights, "weights", weights)
+        weights = convert_vanilla(problem, design, *arrs).weights
         layer = cls.from_design(problem, design, **kwargs)
         layer.load_design_weights(weights)
         return layer
