@@ -93,6 +93,8 @@ class DemandSpace:
         for t in T:  # quick necessary test
             if self.max_coord(int(t)) < L[t]:
                 return None
+        if len(self.blocks) == 1:
+            return self._single_block(self.blocks[0], L, T)
         shape = tuple(int(L[t]) + 1 for t in T)
         N = int(np.prod(shape))
         if N > MAX_GRID:
@@ -127,6 +129,41 @@ class DemandSpace:
             out[j] = self._backtrack(self.blocks[j], per_block[j], s)
             state = u
         return out
+
+    def _single_block(self, bl: Block, L: np.ndarray, T: np.ndarray) -> list[np.ndarray] | None:
+        """One block: the thresholds split into components (τ's linked by an irrep σ with
+        I[σ, τ] > 0 for both); the least dimension is the sum of the components' least
+        dimensions, each an independent DP (the dimension cap is the only coupling)."""
+        parent = {int(t): int(t) for t in T}
+
+        def find(x: int) -> int:
+            while parent[x] != x:
+                x = parent[x]
+            return x
+
+        for srow in bl.I[:, T]:
+            hit = [int(t) for t, v in zip(T, srow) if v]
+            for t in hit[1:]:
+                parent[find(t)] = find(hit[0])
+        comps: dict[int, list[int]] = {}
+        for t in T:
+            comps.setdefault(find(int(t)), []).append(int(t))
+        b = np.zeros(len(bl.box), dtype=np.int64)
+        used = 0
+        for Tc in comps.values():
+            Tc_a = np.array(Tc, dtype=np.int64)
+            shape = tuple(int(L[t]) + 1 for t in Tc)
+            N = int(np.prod(shape))
+            if N > MAX_GRID:
+                raise LimitError("head_dim", f"a demand threshold test has {N} states; at most {MAX_GRID}")
+            coords = np.stack(np.unravel_index(np.arange(N), shape), axis=1).astype(np.int64)
+            dp = self._block_dp(bl, Tc_a, coords, shape, L[Tc_a])
+            cost = int(dp[0][-1][N - 1])
+            used += cost
+            if used > bl.cap:
+                return None
+            b += self._backtrack(bl, dp, N - 1)
+        return [b]
 
     def _block_dp(self, bl: Block, T: np.ndarray, coords: np.ndarray, shape: tuple, top: np.ndarray) -> tuple:
         """Min dimension reaching each clipped state exactly; arrays per item for backtracking."""

@@ -18,6 +18,7 @@ MAX_HEADS = 64
 MAX_HEAD_DIM = 256
 MAX_DIM_V = 1024
 PROBLEM_MEMO = 2048  # entries: V restricted to each subgroup class (<= 1000), tables, hosting
+MAX_RHO_BYTES = 1 << 29  # the matrices of V over all of G (numeric realisation only)
 
 
 def _get_group(spec: str) -> FiniteGroup:
@@ -78,7 +79,16 @@ class Problem:
 
     @property
     def rho(self) -> np.ndarray:
-        """(|G|, n_V, n_V) orthogonal matrices of V, indexed by group element."""
+        """(|G|, n_V, n_V) orthogonal matrices of V, indexed by group element. Only the
+        numeric layer needs them (the attention layer works on the support-only V', see
+        supports.reduced_problem); refused when they would take more than MAX_RHO_BYTES."""
+        size = 8 * self.group.order * self.dim_v**2
+        if size > MAX_RHO_BYTES:
+            raise LimitError(
+                "rep",
+                f"the matrices of V over G take {size / 2**20:.0f} MiB (|G| = {self.group.order}, dim V = {self.dim_v}); "
+                f"numeric realisation is limited to {MAX_RHO_BYTES >> 20} MiB",
+            )
         return self.memo.get("rho", self.V.matrices)
 
     def cached(self, key: str, factory: Callable[[], T]) -> T:

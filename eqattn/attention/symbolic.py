@@ -103,6 +103,8 @@ class SymbolicChecker:
         self._mins: dict[tuple, list[tuple[int, ...]]] = {}
         self._plans: dict[tuple, tuple | None] = {}
         self._single: dict[tuple, tuple] = {}
+        self._defeat_memo: dict[tuple, tuple] = {}
+        self._hostclass: dict[int, dict] = {}
 
     # ----- orbit classification ---------------------------------------------------------
     def is_zero_orbit(self, orbit: tuple[int, int]) -> bool:
@@ -115,6 +117,8 @@ class SymbolicChecker:
     def hosting_classes(self, orbit: tuple[int, int]) -> dict[tuple[int, int], list[tuple[int, ...]]]:
         """Per (K̄_0, c): maximal profiles a whose hosting sets are the minimal ones among all
         maximal profiles with that stabiliser (one representative per hosting set)."""
+        if orbit[0] in self._hostclass:  # depends on K only, not on the cluster size
+            return self._hostclass[orbit[0]]
         K = self.problem.group.subgroup_classes[orbit[0]]
         VK = self.problem.restrict(K)
         d = self.problem.head_dim
@@ -130,6 +134,7 @@ class SymbolicChecker:
             # a smaller hosting set is harder: keep the minimal masks
             mins = _minimal(items, key=lambda it: it[0])
             out[key] = [a for _, a in mins]
+        self._hostclass[orbit[0]] = out
         return out
 
     def _hostsets(self, VK: Rep, d: int, S: tuple[int, ...], tilde: dict, kb: int, slots: list) -> list:
@@ -220,23 +225,34 @@ class SymbolicChecker:
 
     def _defeated_sets(self, space: DemandSpace, sums: list[np.ndarray]) -> list[list[np.ndarray]]:
         """Profiles (per block) whose demand defeats a maximal down-closed set E of multisets
-        (y ∈ E iff no supply sum s of y has s ≥ D), one per maximal E reached."""
+        (y ∈ E iff no supply sum s of y has s ≥ D), one per maximal E reached
+        (theory-scale.md §C5; memoised per demand space and hosting pattern)."""
+        key = (id(space), id(sums))
+        hit = self._defeat_memo.get(key)
+        if hit is None:
+            hit = (space, sums, self._defeated_sets_uncached(space, sums))
+            self._defeat_memo[key] = hit
+        return hit[2]
+
+    def _defeated_sets_uncached(self, space: DemandSpace, sums: list[np.ndarray]) -> list[list[np.ndarray]]:
         ms = self.ms
         n = len(ms)
         r = len(space.Vbar)
-        results: list[tuple[frozenset, tuple]] = []
-        nodes = [0]
-
-        def defeats(L: tuple, s: np.ndarray) -> bool:
-            return any(L[t] > s[t] for t in range(r))
+        pred = []
+        for y in ms:
+            mask = 0
+            for t, k in enumerate(y):
+                if k:
+                    mask |= 1 << self.index[tuple(v - (u == t) for u, v in enumerate(y))]
+            pred.append(mask)
 
         def raise_for(L: tuple, i: int) -> list[tuple]:
-            """Minimal L' ≥ L (feasible) defeating every supply sum of multiset i."""
+            """Minimal L' ≥ L (achievable) defeating every supply sum of multiset i."""
             cur = [L]
             for s in sums[i]:
                 nxt = []
                 for Lc in cur:
-                    if defeats(Lc, s):
+                    if any(Lc[t] > s[t] for t in range(r)):
                         nxt.append(Lc)
                         continue
                     for t in range(r):
@@ -250,31 +266,36 @@ class SymbolicChecker:
                     break
             return cur
 
-        def dfs(i: int, E: frozenset, L: tuple) -> None:
-            nodes[0] += 1
-            if nodes[0] > MAX_SEARCH_NODES:
-                raise LimitError("orbits", f"the demand search exceeded {MAX_SEARCH_NODES} steps")
+        results: list[tuple[int, tuple]] = []
+        nodes = 0
+        stack: list[tuple[int, int, tuple]] = [(0, 0, (0,) * r)]
+        while stack:
+            i, E, L = stack.pop()
+            La = np.array(L, dtype=np.int64)
+            while i < n:  # forced steps
+                nodes += 1
+                if nodes > MAX_SEARCH_NODES:
+                    raise LimitError("orbits", f"the demand search exceeded {MAX_SEARCH_NODES} steps")
+                if E & pred[i] != pred[i]:
+                    i += 1  # a multiset below y is met, so y is met too
+                    continue
+                Si = sums[i]
+                if Si.shape[0] == 0 or (La[None, :] > Si).any(axis=1).all():
+                    E |= 1 << i  # already defeated: E must contain y
+                    i += 1
+                    continue
+                break
             if i == n:
                 results.append((E, L))
-                return
-            y = ms[i]
-            below_ok = all(tuple(k - (u == t) for u, k in enumerate(y)) in E for t in range(len(y)) if y[t])
-            if not below_ok:
-                dfs(i + 1, E, L)
-                return
-            if sums[i].shape[0] == 0 or all(defeats(L, s) for s in sums[i]):
-                dfs(i + 1, E | {y}, L)  # already defeated: E must contain y
-                return
-            for L2 in raise_for(L, i):
-                dfs(i + 1, E | {y}, L2)
-            dfs(i + 1, E, L)
-
-        dfs(0, frozenset(), (0,) * r)
+                continue
+            stack.append((i + 1, E, L))  # y met
+            for L2 in raise_for(L, i):  # y defeated
+                stack.append((i + 1, E | (1 << i), L2))
         # keep the maximal E's
-        Es = sorted(results, key=lambda t: -len(t[0]))
-        keep: list[tuple[frozenset, tuple]] = []
-        for E, L in Es:
-            if any(E <= F for F, _ in keep):
+        results.sort(key=lambda t: -bin(t[0]).count("1"))
+        keep: list[tuple[int, tuple]] = []
+        for E, L in results:
+            if any(E & ~F == 0 for F, _ in keep):
                 continue
             keep.append((E, L))
         out = []

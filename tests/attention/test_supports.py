@@ -109,3 +109,22 @@ def test_kbar_and_extension_on_reduced_rep(name: str, data: st.DataObject) -> No
         for S in maximal_supports(p.restrict(K), 3):
             _, _, elems = t.kbar(K, S)
             assert frozenset(int(g) for g in elems) == _kbar_full(p, K, S)
+
+
+def test_limits() -> None:
+    """Issue 9 limits: dim V <= 1024, H <= 64, d <= 256 accepted; larger refused up front."""
+    import pytest
+
+    from eqattn.errors import LimitError
+
+    p = Problem.create("C4", "256xregular", 64, 256)
+    assert (p.dim_v, p.heads, p.head_dim) == (1024, 64, 256)
+    for args in (("C4", "257xregular", 4, 4), ("C4", "regular", 65, 4), ("C4", "regular", 4, 257)):
+        with pytest.raises(LimitError):
+            Problem.create(*args)
+    # the numeric layer's matrices of V are refused past 512 MiB, the attention layer never needs them
+    big = Problem.create("S5", "8xregular", 4, 8)
+    with pytest.raises(LimitError):
+        big.rho  # noqa: B018
+    t = option_table(big)
+    assert t.degenerate((0, 1)) in (True, False)
