@@ -125,7 +125,8 @@ class Engine:
         return await self.run("heavy", work.verify, group, rep, heads, head_dim, orbits, seed, request=request, key=group)
 
     async def optimize(
-        self, group: str, rep: str, heads: int, head_dim: int, time_limit: float | None = None, request: Request | None = None
+        self, group: str, rep: str, heads: int, head_dim: int, time_limit: float | None = None, request: Request | None = None,
+        max_heads: int | None = None, max_head_dim: int | None = None, work_limit: int | None = None,
     ) -> dict:
         """The optimiser's JSON, all of it (search, constrained vanilla, re-checks) within `time_limit` s."""
         tl = DEFAULT_TIME_LIMIT if time_limit is None else float(time_limit)
@@ -141,6 +142,9 @@ class Engine:
             heads,
             head_dim,
             SEARCH_SHARE * tl,
+            max_heads,
+            max_head_dim,
+            work_limit,
             request=request,
             deadline=tl + KILL_MARGIN_S,
             key=group,

@@ -193,8 +193,12 @@ class OptimizeOut(ProblemOut):
     """The covering design with the fewest parameters, proven optimal or with its gap (SPEC §5.5)."""
 
     status: str
-    design_params: int
+    design_params: int | None = None  # None: infeasible under the compute constraints, or none found in time
     lower_bound: int | float | None = None
     gap: float | None = None
+    stopped_by: str | None = None
+    work: int = 0
+    attention_cost: int | None = None
+    vanilla_attention_cost: int | None = None
     orbits: list[OptimizeOrbitOut]
     constrained_vanilla_possible: bool | None = None

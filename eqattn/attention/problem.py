@@ -17,8 +17,8 @@ T = TypeVar("T")
 MAX_HEADS = 64
 MAX_HEAD_DIM = 256
 MAX_DIM_V = 1024
-MAX_RHO_BYTES = 1 << 29  # the matrices of V over all of G (numeric realisation only)
 PROBLEM_MEMO = 2048  # entries: V restricted to each subgroup class (<= 1000), tables, hosting
+MAX_RHO_BYTES = 1 << 29  # the matrices of V over all of G (numeric realisation only)
 
 
 def _get_group(spec: str) -> FiniteGroup:

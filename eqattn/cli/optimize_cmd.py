@@ -1,6 +1,8 @@
 """`eqattn optimize`: the covering design with the fewest parameters, with its proof.
 
     eqattn optimize --group C4 --rep E1 --heads 2 --head-dim 1 [--time-limit S] [--json]
+    eqattn optimize -G C8 -V 4xregular -H 4 -d 8 --max-heads 4 --max-head-dim 8   # no wider than the layer
+    eqattn optimize -G D4 -V 2xregular -H 2 -d 8 --work-limit 20000               # reproducible answer
 
 On a terminal a progress line on stderr shows the stage, the scenarios in the program, the
 proven lower bound and the incumbent. `--json` prints `OptimizeResult.to_json()` (the keys
@@ -77,7 +79,17 @@ def add_parser(subparsers) -> argparse.ArgumentParser:  # noqa: ANN001
     p.add_argument("--heads", "-H", required=True, help="number of heads H")
     p.add_argument("--head-dim", "-d", dest="head_dim", required=True, help="head dimension d")
     p.add_argument("--time-limit", "-t", dest="time_limit", default=None, help="seconds for the whole command: the search gets 80 %%, the re-checks the rest (default 60)")
+    p.add_argument("--max-heads", dest="max_heads", default=None, help="at most this many heads in all (compute-aware designs)")
+    p.add_argument("--max-head-dim", dest="max_head_dim", default=None, help="every head of at most this dimension")
+    p.add_argument(
+        "--work-limit", dest="work_limit", default=None,
+        help="deterministic limit: solver branch-and-bound nodes for the whole search (same answer on every run)",
+    )
     p.add_argument("--solver", default="highs", choices=BACKENDS, help="integer programming solver (default highs)")
+    p.add_argument(
+        "--engine", default="auto", choices=("auto", "enumerate", "symbolic"),
+        help="auto (default): symbolic past the atlas sizes; enumerate: scenarios listed up front; symbolic: from counterexamples",
+    )
     p.add_argument("--no-constrained", dest="constrained", action="store_false", help="skip the constrained-vanilla question")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run)
@@ -149,7 +161,10 @@ def run(args: argparse.Namespace) -> int:
             f"the search and its re-checks did not finish within {total:g} s (the search had "
             f"{SEARCH_SHARE * (total or 0):.3g} s); give a larger --time-limit" if total else "",
         ):
-            res = optimize(problem, search, constrained=args.constrained, backend=args.solver, progress=bar)
+            res = optimize(
+                problem, search, constrained=args.constrained, backend=args.solver, progress=bar,
+                max_heads=args.max_heads, max_head_dim=args.max_head_dim, work_limit=args.work_limit, engine=args.engine,
+            )
     finally:
         bar.close()
     data = res.to_json()
@@ -157,16 +172,33 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(data, indent=2))
         return 0
     print(f"{data['group']}, V = {data['rep']} (dim {data['dim_v']}), H = {data['heads']}, d = {data['head_dim']}")
-    print(f"vanilla parameters: {data['vanilla_params']}")
+    print(f"vanilla: {data['vanilla_params']} parameters, attention cost {data['vanilla_attention_cost']} (heads x head dim)")
+    cons = [f"{k.replace('_', ' ')} {v}" for k, v in data["constraints"].items() if v is not None]
+    if cons:
+        print("constraints: " + ", ".join(cons))
+    stop = {"time_limit": "the time limit", "work_limit": "the work limit", "scenario_limit": "the scenario limit",
+            "type_limit": "the limit on head representations"}.get(
+        str(data["stopped_by"]), "a limit"
+    )
     if data["status"] == "optimal":
-        print(f"optimal design: {data['design_params']} parameters (proven optimal; ratio {data['ratio']:.3f})")
+        print(f"optimal design: {data['design_params']} parameters (proven optimal; ratio {data['ratio']:.3f}), "
+              f"attention cost {data['attention_cost']}")
+    elif data["status"] == "infeasible":
+        print("no design within the constraints covers every clustering (proven)")
+    elif data["status"] == "unknown":
+        print(f"no covering design found within the constraints before {stop} stopped the search")
     else:
         print(
-            f"best design found: {data['design_params']} parameters, lower bound {data['lower_bound']} "
-            f"(gap {100 * data['gap']:.1f}%; the time limit stopped the search)"
+            f"best design found: {data['design_params']} parameters, attention cost {data['attention_cost']}, "
+            f"lower bound {data['lower_bound']} (gap {100 * data['gap']:.1f}%; {stop} stopped the search)"
         )
     n_orb = len(data["orbits"])
-    print(f"{data['heads_total']} heads in {n_orb} orbit{'s' if n_orb != 1 else ''}:" if n_orb else "the empty design (nothing to cover)")
+    if data["design_params"] is None:
+        n_orb = -1
+    elif n_orb:
+        print(f"{data['heads_total']} heads in {n_orb} orbit{'s' if n_orb != 1 else ''}:")
+    else:
+        print("the empty design (nothing to cover)")
     for o in data["orbits"]:
         print(_orbit_line(o))
     cv = data["constrained_vanilla_possible"]
@@ -182,9 +214,12 @@ def run(args: argparse.Namespace) -> int:
         print("constrained vanilla: unknown (the time limit stopped the search)")
     v = data["verified"]
     num = v.get("numeric_worst_rel_error")
-    print(
-        f"re-checked: coverage of all {v['clusterings']} clusterings"
-        + (f"; weight construction, worst relative error {num:.1e}" if num is not None else "")
-        + f"   ({data['time_s']:.2f} s, solver {data['solver']})"
-    )
+    if v["coverage"]:
+        print(
+            f"re-checked: coverage of all {v['clusterings']} clusterings"
+            + (f"; weight construction, worst relative error {num:.1e}" if num is not None else "")
+            + f"   ({data['time_s']:.2f} s, solver {data['solver']}, {data['work']} solver nodes)"
+        )
+    else:
+        print(f"({data['time_s']:.2f} s, solver {data['solver']}, {data['work']} solver nodes)")
     return 0

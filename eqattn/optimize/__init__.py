@@ -8,7 +8,7 @@ is docs/optimizer.md.
 """
 
 from .optimizer import optimize, optimize_report
-from .result import ConstrainedResult, OptimizeResult
+from .result import ConstrainedResult, OptimizeResult, attention_cost
 from .solver import BACKENDS, DEFAULT_BACKEND
 
-__all__ = ["optimize", "optimize_report", "OptimizeResult", "ConstrainedResult", "BACKENDS", "DEFAULT_BACKEND"]
+__all__ = ["optimize", "optimize_report", "OptimizeResult", "ConstrainedResult", "attention_cost", "BACKENDS", "DEFAULT_BACKEND"]

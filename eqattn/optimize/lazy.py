@@ -10,6 +10,8 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
+import numpy as np
+
 from ..attention import Problem
 from ..errors import LimitError
 from . import solver
@@ -33,6 +35,7 @@ class Stage:
     objective: int | None  # its objective
     bound: float  # proven lower bound of the objective
     rounds: int
+    stopped: str | None = None  # what stopped the stage before a proof: time_limit | work_limit | scenario_limit
 
 
 class Context:
@@ -49,6 +52,30 @@ class Context:
         self.separation_time = 0.0
         self.solves = 0
         self.checked = 0  # scenarios examined by the last separation that found none violated
+        self.work_limit: int | None = None  # solver nodes for the whole call (None: no work limit)
+        self.work = 0  # solver nodes used so far
+        self.time_limit = math.inf
+        self.hard_end = math.inf  # no program or repair runs past this
+        self.unchecked = False
+
+    def work_left(self) -> int | None:
+        return None if self.work_limit is None else self.work_limit - self.work
+
+    def out_of_work(self) -> bool:
+        left = self.work_left()
+        return left is not None and left <= 0
+
+    def solve(self, model: solver.Model, deadline: float, start: np.ndarray | None = None) -> solver.Solution:
+        """One program, within the deadline and what is left of the work limit."""
+        left = self.work_left()
+        sol = solver.solve(
+            model, self.backend, time_limit=max(deadline - time.perf_counter(), 0.05), hint=start, threads=self.threads,
+            node_limit=None if left is None else max(left, 1),
+        )
+        self.solver_time += sol.time_s
+        self.solves += 1
+        self.work += sol.nodes
+        return sol
 
     def report(self, **kw: object) -> None:
         if self.progress is not None:
@@ -90,6 +117,7 @@ def _repair(
     active: list[tuple[int, ...]],
     objective: Objective,
     deadline: float,
+    heads_max: int | None = None,
 ) -> dict[int, int] | None:
     """A covering design containing `counts`: add the scenarios it misses and re-solve with
     `counts` as lower bounds (a small program), until it covers. Improves the incumbent
@@ -98,7 +126,7 @@ def _repair(
     keys = list(active)
     seen = set(keys)
     for _ in range(REPAIR_ROUNDS):
-        if time.perf_counter() >= deadline:
+        if time.perf_counter() >= deadline or ctx.out_of_work():
             return None
         try:
             viol = ctx.separate(table, X, ROUND_ADD)
@@ -110,9 +138,8 @@ def _repair(
             if key not in seen:
                 seen.add(key)
                 keys.append(key)
-        prog = build(table, U, keys, objective, lower=X)
-        sol = solver.solve(prog.model, ctx.backend, time_limit=max(0.05, deadline - time.perf_counter()), threads=ctx.threads)
-        ctx.solver_time += sol.time_s
+        prog = build(table, U, keys, objective, lower=X, heads_max=heads_max)
+        sol = ctx.solve(prog.model, deadline)
         if sol.values is None:
             return None
         X = {t: int(sol.values[prog.n[t]]) for t in range(len(table.types)) if sol.values[prog.n[t]] > 0}
@@ -131,6 +158,7 @@ def lazy(
     heads_eq: int | None = None,
     cutoff: int | None = None,
     repair: bool = False,
+    heads_max: int | None = None,
 ) -> Stage:
     """Solve, separate, add violated scenarios to `active` (in place), repeat."""
 
@@ -146,18 +174,22 @@ def lazy(
     rounds = 0
     candidate: dict[int, int] | None = None
     active_set = set(active)
+    stopped: str | None = None
     while True:
         remaining = deadline - time.perf_counter()
         if remaining <= 0.05:
+            stopped = "time_limit"
+            break
+        if ctx.out_of_work():
+            stopped = "work_limit"
             break
         rounds += 1
-        prog = build(table, U, active, objective, heads_eq, cutoff)
+        prog = build(table, U, active, objective, heads_eq, cutoff, heads_max=heads_max)
         start = hint(prog, table, active, best) if best is not None else None
         ctx.report(stage=stage, round=rounds, scenarios=len(active), bound=params(bound), incumbent=params(best_obj))
-        remaining = deadline - time.perf_counter()
-        sol = solver.solve(prog.model, ctx.backend, time_limit=max(remaining, 0.05), hint=start, threads=ctx.threads)
-        ctx.solver_time += sol.time_s
-        ctx.solves += 1
+        sol = ctx.solve(prog.model, deadline, start)
+        if sol.stopped is not None:
+            stopped = {"time": "time_limit", "work": "work_limit"}[sol.stopped]
         if sol.status == "infeasible":
             if best is not None and (cutoff is None or best_obj <= cutoff):
                 # nothing beats the incumbent on these scenarios: it is optimal
@@ -173,6 +205,7 @@ def lazy(
         except LimitError:
             # this candidate cannot be checked: keep the bound, stop with the incumbent
             ctx.unchecked = True
+            stopped = "scenario_limit"
             break
         if not violated:
             if best_obj is None or sol.objective < best_obj:
@@ -194,12 +227,12 @@ def lazy(
         # covering design (a few small programs, at most REPAIR_GRACE_S past the deadline)
         ctx.report(stage="repair", round=rounds, scenarios=len(active), bound=params(bound), incumbent=params(best_obj))
         grace = min(REPAIR_GRACE_S, 0.2 * ctx.time_limit)
-        fixed = _repair(ctx, table, U, candidate, active, objective, max(deadline, time.perf_counter()) + grace)
+        fixed = _repair(ctx, table, U, candidate, active, objective, min(max(deadline, time.perf_counter()) + grace, ctx.hard_end), heads_max)
         if fixed is not None and (best_obj is None or value(fixed) < best_obj):
             best, best_obj = fixed, value(fixed)
     if best is None:
-        return Stage("unknown", None, None, bound, rounds)
+        return Stage("unknown", None, None, bound, rounds, stopped)
     if best_obj is not None and bound >= best_obj:
         return Stage("optimal", best, best_obj, float(best_obj), rounds)
-    return Stage("feasible", best, best_obj, bound, rounds)
+    return Stage("feasible", best, best_obj, bound, rounds, stopped)
 

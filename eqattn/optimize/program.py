@@ -49,6 +49,7 @@ def build(
     heads_eq: int | None = None,
     cutoff: int | None = None,
     lower: dict[int, int] | None = None,
+    heads_max: int | None = None,
 ) -> Program:
     m = solver.Model()
     types = table.types
@@ -58,6 +59,8 @@ def build(
     prog = Program(m, n, {})
     if heads_eq is not None:
         m.add_row(n, [t.heads for t in types], lo=heads_eq, hi=heads_eq)
+    if heads_max is not None:
+        m.add_row(n, [t.heads for t in types], hi=heads_max)
     if cutoff is not None:
         m.add_row(n, [objective.coef(t) for t in types], hi=cutoff)
     for si, key in enumerate(keys):

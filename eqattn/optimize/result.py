@@ -26,10 +26,10 @@ class ConstrainedResult:
 @dataclass
 class OptimizeResult:
     problem: Problem
-    design: Design
-    design_params: int
+    design: Design | None  # None: no design meets the compute constraints (infeasible) or none found (unknown)
+    design_params: int | None
     lower_bound: int
-    status: str  # optimal | feasible
+    status: str  # optimal | feasible (a limit stopped it) | infeasible (proven: no design meets the constraints) | unknown
     time_s: float
     constrained: ConstrainedResult | None
     scenarios_total: int  # all scenarios of all clusterings
@@ -43,25 +43,38 @@ class OptimizeResult:
     types: int
     ties_proven: bool
     notes: list[str] = field(default_factory=list)
+    stopped_by: str | None = None  # time_limit | work_limit | scenario_limit | type_limit: what stopped the search before a proof
+    work: int = 0  # solver nodes used (what the work limit counts)
+    max_heads: int | None = None
+    max_head_dim: int | None = None
 
     @property
-    def gap(self) -> float:
+    def gap(self) -> float | None:
+        """(P - bound) / P; None without a design."""
+        if self.design_params is None:
+            return None
         if self.design_params <= 0:
             return 0.0
         return max(0.0, (self.design_params - self.lower_bound) / self.design_params)
 
     @property
     def heads_total(self) -> int:
-        return self.design.heads
+        return 0 if self.design is None else self.design.heads
 
     @property
     def head_dims(self) -> list[int]:
-        return sorted((o.head_dim for o in self.design.orbits), reverse=True)
+        return [] if self.design is None else sorted((o.head_dim for o in self.design.orbits), reverse=True)
+
+    @property
+    def attention_cost(self) -> int:
+        """Σ over heads of the head dimension (the vanilla layer: H d); see `attention_cost`."""
+        return 0 if self.design is None else attention_cost(self.design)
 
     def to_json(self) -> dict:
         p = self.problem
         c = self.constrained
-        dj = self.design.to_json()
+        dj = self.design.to_json() if self.design is not None else {"orbits": []}
+        gap = self.gap
         return {
             "group": p.group.name,
             "rep": str(p.V),
@@ -72,11 +85,16 @@ class OptimizeResult:
             "design_params": self.design_params,
             "lower_bound": self.lower_bound,
             "status": self.status,
-            "gap": round(self.gap, 6),
-            "ratio": self.design_params / p.vanilla_params,
+            "gap": None if gap is None else round(gap, 6),
+            "ratio": None if self.design_params is None else self.design_params / p.vanilla_params,
             "time_s": round(self.time_s, 3),
+            "stopped_by": self.stopped_by,
+            "work": self.work,
             "heads_total": self.heads_total,
-            "max_head_dim": max((o.head_dim for o in self.design.orbits), default=0),
+            "max_head_dim": max(self.head_dims, default=0),
+            "attention_cost": self.attention_cost,
+            "vanilla_attention_cost": p.heads * p.head_dim,
+            "constraints": {"max_heads": self.max_heads, "max_head_dim": self.max_head_dim},
             "orbits": dj["orbits"],
             "constrained_vanilla_possible": None if c is None else c.possible,
             "constrained_vanilla_status": None if c is None else c.status,
@@ -87,9 +105,19 @@ class OptimizeResult:
             "scenarios": {"total": self.scenarios_total, "checked": self.scenarios_checked, "in_program": self.scenarios_used},
             "rounds": self.rounds,
             "types": self.types,
-            "verified": {"coverage": True, "clusterings": self.verified_clusterings, "numeric_worst_rel_error": self.numeric_rel_error},
+            "verified": {
+                "coverage": self.design is not None,
+                "clusterings": self.verified_clusterings,
+                "numeric_worst_rel_error": self.numeric_rel_error,
+            },
         }
 
+
+def attention_cost(design: Design) -> int:
+    """Σ_i [G:K_i] dim W_i: the heads times their dimension, the size of the attention
+    computation (score and mixing work per token pair; the vanilla layer has H d).
+    Example: the regular design (H orbits (C1, d trivial)) has cost |G| H d."""
+    return sum(o.heads * o.head_dim for o in design.orbits)
 
 
 def to_design(problem: Problem, table: TypeTable, counts: dict[int, int]) -> Design:

@@ -75,6 +75,8 @@ class Solution:
     values: np.ndarray | None
     time_s: float
     backend: str
+    nodes: int = 0  # branch-and-bound nodes the solver explored (the work a work limit counts)
+    stopped: str | None = None  # "time" | "work" when that limit stopped the solver before a proof
 
 
 # ----- HiGHS ---------------------------------------------------------------------------------
@@ -111,7 +113,7 @@ def _new_highs():  # noqa: ANN202
 
 
 def _solve_highs(
-    m: Model, time_limit: float | None, hint: np.ndarray | None, threads: int | None
+    m: Model, time_limit: float | None, hint: np.ndarray | None, threads: int | None, node_limit: int | None = None
 ) -> Solution:
     """HiGHS branch and cut with presolve off, and the warm start (`hint`) passed as a user
     solution: HiGHS 1.16 with presolve on and a user solution can stop at once and report
@@ -128,6 +130,8 @@ def _solve_highs(
         h.setOptionValue("threads", int(threads))
     if time_limit is not None:
         h.setOptionValue("time_limit", max(float(time_limit), 0.01))
+    if node_limit is not None:
+        h.setOptionValue("mip_max_nodes", max(int(node_limit), 1))
     n = m.num_vars
     lp = highspy.HighsLp()
     lp.num_col_ = n
@@ -173,7 +177,11 @@ def _solve_highs(
         if not np.isfinite(bound):
             bound = -float("inf")
         status = "feasible" if values is not None else "unknown"
-    return Solution(status, obj, bound, values, time.perf_counter() - t0, "highs")
+    nodes = max(1, int(info.mip_node_count))
+    stopped = None
+    if status in ("feasible", "unknown"):
+        stopped = "work" if st in (S.kSolutionLimit, S.kIterationLimit) else "time"
+    return Solution(status, obj, bound, values, time.perf_counter() - t0, "highs", nodes, stopped)
 
 
 def solve(
@@ -182,10 +190,19 @@ def solve(
     time_limit: float | None = None,
     hint: np.ndarray | None = None,
     threads: int | None = None,
+    node_limit: int | None = None,
 ) -> Solution:
-    """Solve `m` to optimality (or until `time_limit` seconds). `hint`: a feasible solution."""
+    """Solve `m` to optimality (or until `time_limit` seconds, or `node_limit` HiGHS
+    branch-and-bound nodes — a deterministic budget).
+    `hint`: a feasible solution."""
     if hint is not None and not m.satisfied(hint):
         hint = None
+    if m.num_vars == 0:
+        # nothing to choose (solvers report an empty model as unknown): x = () decides it
+        x = np.zeros(0, dtype=np.int64)
+        if m.satisfied(x):
+            return Solution("optimal", 0, 0.0, x, 0.0, backend, 1)
+        return Solution("infeasible", None, float("inf"), None, 0.0, backend, 1)
     if backend == "highs":
-        return _solve_highs(m, time_limit, hint, threads)
+        return _solve_highs(m, time_limit, hint, threads, node_limit=node_limit)
     raise ValueError(f"unknown solver backend {backend!r}; one of {BACKENDS}")

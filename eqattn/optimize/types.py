@@ -180,10 +180,22 @@ def caps(problem: Problem, space: ScenarioSpace, h: Hosting, sub: int) -> np.nda
     return np.minimum(cap, VK)
 
 
-def design_types(problem: Problem, space: ScenarioSpace, h: Hosting, max_cost: int, setup_deadline: float | None = None) -> TypeTable:
-    """Capped types (K', W), 0 < W ≤ V|K', with cost ≤ max_cost that host some demand."""
+def design_types(
+    problem: Problem,
+    space: ScenarioSpace,
+    h: Hosting,
+    max_cost: float,
+    setup_deadline: float | None = None,
+    max_heads: int | None = None,
+    max_head_dim: int | None = None,
+) -> TypeTable:
+    """Capped types (K', W), 0 < W ≤ V|K', with cost ≤ max_cost, [G:K'] ≤ max_heads and
+    dim W ≤ max_head_dim that host some demand. (Capping lowers dim W and keeps [G:K'], so
+    the capped types still suffice under the two compute constraints: docs/theory-scale.md O2.)"""
     types: list[OrbitType] = []
     for K in problem.group.subgroup_classes:
+        if max_heads is not None and K.index > max_heads:
+            continue
         cap = caps(problem, space, h, K.id)
         if cap is None:
             continue
@@ -193,13 +205,20 @@ def design_types(problem: Problem, space: ScenarioSpace, h: Hosting, max_cost: i
         count = math.prod(int(c) + 1 for c in cap)
         if count > 50 * MAX_TYPES:
             raise LimitError("rep", f"V restricted to {K.name} allows about {count} head representations; at most {MAX_TYPES} are optimised over")
-        for W in product(*(range(int(c) + 1) for c in cap)):
-            if not any(W):
-                continue
-            cost = int(np.dot(unit_cost, W))
-            if cost > max_cost or cost == 0:
-                continue
-            types.append(OrbitType(K.id, tuple(int(x) for x in W), cost, K.index, int(np.dot(irr.dims, W))))
+        # every W with 0 <= W <= cap, in the order of itertools.product (vectorised)
+        Ws = np.indices(tuple(int(c) + 1 for c in cap)).reshape(len(cap), -1).T
+        costs = Ws @ unit_cost
+        dims = Ws @ np.asarray(irr.dims, dtype=np.int64)
+        ok = (costs > 0) & (costs <= max_cost)
+        if max_head_dim is not None:
+            ok &= dims <= max_head_dim
+        idx = np.nonzero(ok)[0]
+        if len(types) + len(idx) > 3 * MAX_TYPES:
+            raise LimitError(
+                "rep", f"this problem has over {3 * MAX_TYPES} head representations (K', W) to consider; at most {MAX_TYPES} useful ones are optimised over"
+            )
+        for i in idx:
+            types.append(OrbitType(K.id, tuple(int(x) for x in Ws[i]), int(costs[i]), K.index, int(dims[i])))
     if len(types) > 3 * MAX_TYPES:
         raise LimitError("rep", f"this problem has {len(types)} head representations (K', W) to consider; at most {MAX_TYPES} useful ones are optimised over")
     table = TypeTable(problem, space, h, types)
@@ -266,11 +285,12 @@ def constrained_types(problem: Problem, space: ScenarioSpace, h: Hosting) -> Typ
 
 
 
-def copy_bounds(table: TypeTable, max_units: int) -> list[int]:
+def copy_bounds(table: TypeTable, max_units: int | None, max_heads: int | None = None) -> list[int]:
     """U_t = min(max_units // units_t, most copies any scenario can use): a minimal cover of a
     demand D uses at most Σ_σ D_σ copies, so per clustering at most the sum over its orbits
     of the largest such count among the orbit's options the type can host, plus the largest
-    possible zero pool (V)."""
+    possible zero pool (V). Without an incumbent (`max_units` None) the cost gives no bound;
+    with `max_heads`, also U_t ≤ max_heads // [G:K'_t]."""
     space = table.space
     T = len(table.types)
     if T == 0:
@@ -291,5 +311,13 @@ def copy_bounds(table: TypeTable, max_units: int) -> list[int]:
         if any(p is not None for o, _ in c.orbits for _, p in space.contrib[o]):
             tot = tot + pool
         use = np.maximum(use, tot)
-    return [int(min(max_units // t.units if t.units else 0, use[i])) for i, t in enumerate(table.types)]
+    out = []
+    for i, t in enumerate(table.types):
+        u = int(use[i])
+        if max_units is not None:
+            u = min(u, max_units // t.units if t.units else 0)
+        if max_heads is not None:
+            u = min(u, max_heads // t.heads)
+        out.append(u)
+    return out
 

@@ -1,0 +1,248 @@
+"""The optimiser for large problems: scenarios AND orbit types generated from the symbolic
+checker's counterexamples (issue 9; docs/theory-scale.md O1–O2, "Counterexample loop").
+
+At real transformer sizes the options of an orbit are far too many to list, so neither the
+scenario space nor the demand values (hence the caps of the orbit types) can be enumerated
+up front. This loop keeps a set `S` of scenario keys, all of them counterexamples found by
+`attention.symbolic.SymbolicChecker` (exact at any size the limits accept), and the demand
+values they contain:
+
+1. types = the capped types over the demand values of `S` (`types.design_types` with the
+   values of `S` only), with the compute constraints and the incumbent's cost as filters;
+2. solve the program over `S` (`program.build`): its optimum (or proven bound) is a lower
+   bound of the optimum by Lemma O1 — an optimal covering design, capped by the values of
+   `S`, still meets every scenario of `S`;
+3. check the program's design with the symbolic checker, clustering by clustering; every
+   clustering it does not cover gives a counterexample scenario, whose key (and new demand
+   values, so new caps and types) joins `S`; if it covers every clustering and the program
+   was solved to optimality, it is optimal.
+
+The incumbent is the regular design (H orbits `(C1, min(d, dim V)·trivial)`, SPEC §3), itself
+checked by the symbolic checker, when it meets the compute constraints; every design this
+loop returns has been checked to cover every clustering, and `optimize` re-checks it once
+more with `coverage.check_coverage`.
+
+Example: `search(problem, ...)` on `C2, 32xregular, H = 4, d = 16` proves the regular design
+optimal (see benchmarks/scale.py).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+from ..attention import Design, DesignOrbit, Problem
+from ..attention.assignment import Demand
+from ..attention.clusterings import clusterings
+from ..attention.coverage import ScenarioResult
+from ..attention.hosting import hosting
+from ..attention.symbolic import SymbolicChecker
+from ..errors import LimitError
+from ..reps import Rep
+from .lazy import Context, Progress
+from .program import Objective, build
+from .result import to_design
+from .types import design_types
+
+ROUND_KEYS = 60  # counterexamples added per round at most (one per clustering)
+
+
+class DemandValues:
+    """The demand values met so far, interned (the `space` the type table and program read)."""
+
+    def __init__(self, problem: Problem) -> None:
+        self.problem = problem
+        self.values: list[Demand] = []
+        self._vid: dict[tuple, int] = {}
+
+    def intern(self, d: Demand) -> int:
+        k = d.value()
+        i = self._vid.get(k)
+        if i is None:
+            i = len(self.values)
+            self._vid[k] = i
+            self.values.append(Demand(d.kbar, d.P, d.D, (), d.pool))
+        return i
+
+    def key(self, result: ScenarioResult) -> tuple[int, ...]:
+        """The scenario key (sorted demand ids) of a counterexample; demands with D = 0 need
+        no host (SPEC §4.5) and are left out."""
+        return tuple(sorted(self.intern(d) for d in result.demands if any(d.D.mults)))
+
+
+class SearchContext(Context):
+    """`Context` without the enumerated scenario space (work and time accounting only)."""
+
+    def __init__(self, problem: Problem, backend: str, progress: Progress | None, threads: int | None) -> None:  # noqa: D107
+        self.problem = problem
+        self.backend = backend
+        self.progress = progress
+        self.threads = threads
+        self.t0 = time.perf_counter()
+        self.h = hosting(problem)
+        self.raw_scenarios = 0
+        self.solver_time = 0.0
+        self.separation_time = 0.0
+        self.solves = 0
+        self.checked = 0
+        self.work_limit = None
+        self.work = 0
+        self.time_limit = math.inf
+        self.hard_end = math.inf
+        self.unchecked = False
+
+
+@dataclass
+class SearchResult:
+    status: str  # optimal | feasible | infeasible | unknown
+    design: Design | None  # checked to cover every clustering
+    lower_units: int  # lower bound of the cost / 4
+    rounds: int
+    scenarios: int  # keys in the last program
+    types: int  # types in the last program
+    stopped: str | None  # time_limit | work_limit | scenario_limit | type_limit (too many head representations)
+
+
+def _regular(problem: Problem) -> Design:
+    triv = problem.group.subgroup_classes[0]
+    W = Rep(triv, (min(problem.head_dim, problem.dim_v),))
+    return Design(problem, tuple(DesignOrbit(triv, W) for _ in range(problem.heads)))
+
+
+def _counterexamples(ctx: SearchContext, design: Design, values: DemandValues, deadline: float, limit: int) -> list[tuple[int, ...]] | None:
+    """Keys of counterexample scenarios of `design`, at most one per clustering (up to
+    `limit`); [] when it covers every clustering; None when the deadline passed first."""
+    t = time.perf_counter()
+    try:
+        chk = SymbolicChecker(ctx.problem, design)
+        out: list[tuple[int, ...]] = []
+        for c in clusterings(ctx.problem):
+            if time.perf_counter() > deadline:
+                return None
+            r = chk.first_uncovered(c)
+            if r is not None:
+                key = values.key(r)
+                if not key:
+                    raise AssertionError("a counterexample scenario without demands")
+                if key not in out:
+                    out.append(key)
+                if len(out) >= limit:
+                    break
+        return out
+    finally:
+        ctx.separation_time += time.perf_counter() - t
+
+
+def search(
+    ctx: SearchContext,
+    deadline: float,
+    max_heads: int | None = None,
+    max_head_dim: int | None = None,
+) -> SearchResult:
+    """The counterexample loop (module docstring) until optimal, infeasible, or a limit."""
+    problem = ctx.problem
+    values = DemandValues(problem)
+    regular = _regular(problem)
+    triv = problem.group.subgroup_classes[0]
+    reg_ok = (max_heads is None or problem.heads * triv.index <= max_heads) and (
+        max_head_dim is None or regular.orbits[0].head_dim <= max_head_dim
+    )
+    best: Design | None = None
+    if reg_ok:
+        viol = _counterexamples(ctx, regular, values, deadline, 1)
+        if viol:
+            raise RuntimeError("internal error: the regular design does not cover every clustering")
+        if viol is None:  # the clock ran out while checking it
+            return SearchResult("unknown", None, 0, 0, 0, 0, "time_limit")
+        best = regular
+    best_units = None if best is None else best.params // 4
+    keys: list[tuple[int, ...]] = []
+    lower = 0
+    rounds = 0
+    n_types = 0
+    stopped: str | None = None
+    # first keys: the counterexamples of the empty design (every clustering with a demand)
+    first = _counterexamples(ctx, Design(problem, ()), values, deadline, ROUND_KEYS)
+    if first is None:
+        return SearchResult("feasible" if best else "unknown", best, lower, rounds, 0, 0, "time_limit")
+    if not first:  # nothing to cover: the empty design is optimal
+        return SearchResult("optimal", Design(problem, ()), 0, rounds, 0, 0, None)
+    keys.extend(first)
+    objective = Objective(0)
+    while True:
+        if time.perf_counter() > deadline - 0.05:
+            stopped = "time_limit"
+            break
+        if ctx.out_of_work():
+            stopped = "work_limit"
+            break
+        rounds += 1
+        max_cost = math.inf if best_units is None else 4 * best_units
+        try:
+            table = design_types(problem, values, ctx.h, max_cost, deadline, max_heads=max_heads, max_head_dim=max_head_dim)
+        except LimitError:
+            stopped = "time_limit" if time.perf_counter() > deadline else "type_limit"
+            break
+        n_types = len(table)
+        # copies: no more than the incumbent's cost allows, max_heads allows, or any one
+        # scenario of S can use (a minimal cover of D uses at most Σ_σ D_σ copies)
+        use = max(sum(values.values[v].size for v in key) for key in keys)
+        U = []
+        for t in table.types:
+            u = use
+            if best_units is not None:
+                u = min(u, best_units // t.units)
+            if max_heads is not None:
+                u = min(u, max_heads // t.heads)
+            U.append(u)
+        ctx.report(stage="optimum", round=rounds, scenarios=len(keys), bound=4 * lower, incumbent=None if best_units is None else 4 * best_units)
+        if time.perf_counter() > deadline - 0.05:
+            stopped = "time_limit"
+            break
+        prog = build(table, U, keys, objective, heads_max=max_heads)
+        sol = ctx.solve(prog.model, deadline)
+        if sol.status == "infeasible":
+            # no design (cheaper than the incumbent, within the constraints) meets S
+            if best is not None:
+                return SearchResult("optimal", best, best_units, rounds, len(keys), n_types, None)
+            return SearchResult("infeasible", None, 0, rounds, len(keys), n_types, None)
+        if math.isfinite(sol.bound):
+            lower = max(lower, int(math.ceil(sol.bound - 1e-6)))
+        if best_units is not None and lower >= best_units:
+            return SearchResult("optimal", best, best_units, rounds, len(keys), n_types, None)
+        if sol.values is None:
+            stopped = {"time": "time_limit", "work": "work_limit"}.get(str(sol.stopped), "time_limit")
+            break
+        counts = {t: int(sol.values[prog.n[t]]) for t in range(len(table.types)) if sol.values[prog.n[t]] > 0}
+        design = to_design(problem, table, counts)
+        try:
+            new = _counterexamples(ctx, design, values, deadline, ROUND_KEYS)
+        except LimitError:
+            ctx.unchecked = True
+            stopped = "scenario_limit"
+            break
+        if new is None:
+            stopped = "time_limit"
+            break
+        if not new:
+            units = design.params // 4
+            if best_units is None or units < best_units:
+                best, best_units = design, units
+            if sol.status == "optimal":
+                return SearchResult("optimal", best, best_units, rounds, len(keys), n_types, None)
+            stopped = {"time": "time_limit", "work": "work_limit"}.get(str(sol.stopped), "time_limit")
+            break
+        added = [k for k in new if k not in keys]
+        if not added:
+            raise AssertionError("a counterexample of the program's design is already in the program")
+        keys.extend(added)
+        if sol.status != "optimal":
+            stopped = {"time": "time_limit", "work": "work_limit"}.get(str(sol.stopped), "time_limit")
+            break
+    if best is None:
+        return SearchResult("unknown", None, lower, rounds, len(keys), n_types, stopped)
+    if lower >= best_units:
+        return SearchResult("optimal", best, best_units, rounds, len(keys), n_types, None)
+    return SearchResult("feasible", best, lower, rounds, len(keys), n_types, stopped)
+
