@@ -177,6 +177,9 @@ def build_parser() -> argparse.ArgumentParser:
         add_optimize = None
     if add_optimize is not None:
         add_optimize(sub)
+    from .atlas_cmd import add_parser as add_atlas
+
+    add_atlas(sub)
     return p
 
 
