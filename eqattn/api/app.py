@@ -128,6 +128,9 @@ def create_app(backend: Any = None) -> FastAPI:
 
     app.include_router(optimize_router)
     app.state.optimize = True
+    from .atlas_routes import router as atlas_router  # GET /api/atlas (static/atlas.html)
+
+    app.include_router(atlas_router)
 
     # ------------------------------------------------------------------ the page
     @app.get("/", include_in_schema=False)

@@ -144,7 +144,7 @@ def _run_dask(todo: list[dict[str, Any]], done: Callable[[dict[str, Any], dict[s
             engine = f"dask scheduler {cluster}"
         else:
             local = LocalCluster(
-                n_workers=max(1, workers), threads_per_worker=1, processes=True, dashboard_address=None,
+                n_workers=max(1, workers), threads_per_worker=1, processes=True, dashboard_address=":0",
                 silence_logs=logging.ERROR,
             )
             client = Client(local)

@@ -133,6 +133,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     from .serve import serve
 
+    if args.atlas:  # the store GET /api/atlas and /static/atlas.html show
+        import os
+
+        os.environ["EQATTN_ATLAS"] = args.atlas
     serve(args.host, args.port)
     return 0
 
@@ -169,6 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("serve", help="launch the designer web page")
     s.add_argument("--host", default="127.0.0.1")
     s.add_argument("--port", type=int, default=8000)
+    s.add_argument("--atlas", default=None, metavar="STORE", help="an atlas store (DIR/atlas.sqlite) for the atlas view")
     s.set_defaults(func=cmd_serve)
 
     try:
