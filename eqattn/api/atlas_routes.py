@@ -34,6 +34,7 @@ class AtlasOrbit(BaseModel):
 class AtlasRow(BaseModel):
     key: str
     group: str
+    label: str
     rep_input: str
     rep: str
     dim_v: int
@@ -77,7 +78,7 @@ def read_rows(path: Path, limit: int = MAX_ROWS) -> dict:
         total = int(db.execute("SELECT COUNT(*) FROM results").fetchone()[0])
         cur = db.execute(
             "SELECT key, group_name, rep_input, rep, dim_v, heads, head_dim, status, p_vanilla, p_opt, bound, gap, "
-            "heads_total, constrained_vanilla, constrained_params, time_s, time_limit, detail, design "
+            "heads_total, constrained_vanilla, constrained_params, time_s, time_limit, detail, design, label "
             "FROM results ORDER BY position, key LIMIT ?",
             (limit,),
         )
@@ -87,6 +88,7 @@ def read_rows(path: Path, limit: int = MAX_ROWS) -> dict:
             r = dict(zip(names, values))
             design = r.pop("design")
             r["group"] = r.pop("group_name")
+            r["label"] = r["label"] or r["group"]
             r["orbits"] = None if design is None else [
                 {"subgroup": o["subgroup"], "name": o["name"], "rep": o["rep"]} for o in json.loads(design)["orbits"]
             ]

@@ -15,6 +15,7 @@ A grid names groups, the V's of each group, the head counts H and the head dimen
 
     [[group]]
     name = "D4"
+    label = "D4"                    # optional: the name reports show (e.g. for perm: groups)
     reps = ["irreps>=2"]            # every real irrep of dimension >= 2, in catalog order
     heads = [1, 2, 4]               # per-group override of heads / head_dims
 
@@ -40,7 +41,7 @@ MAX_PROBLEMS = 100_000
 DIV_HEAD_DIMS = "dim V / H"
 DEFAULT_TIME_LIMIT = 30.0
 SOLVERS = ("highs", "cpsat")
-_GROUP_KEYS = {"name", "reps", "heads", "head_dims"}
+_GROUP_KEYS = {"name", "label", "reps", "heads", "head_dims"}
 _TOP_KEYS = {"time_limit", "solver", "heads", "head_dims", "group", "title"}
 
 
@@ -59,6 +60,7 @@ class GridProblem:
     time_limit: float
     solver: str
     engine: str
+    label: str = ""  # the name reports show (the grid's `label`, else the group's name)
 
     def normalised(self) -> dict[str, Any]:
         """The input the key hashes (without the engine version)."""
@@ -84,11 +86,12 @@ class GridProblem:
             "time_limit": self.time_limit,
             "solver": self.solver,
             "engine": self.engine,
+            "label": self.label or self.group,
         }
 
     @staticmethod
     def from_json(data: dict[str, Any]) -> "GridProblem":
-        return GridProblem(**{k: data[k] for k in GridProblem.__dataclass_fields__})
+        return GridProblem(**{k: data[k] for k in GridProblem.__dataclass_fields__ if k in data})
 
 
 @dataclass(frozen=True)
@@ -205,6 +208,9 @@ def parse_grid(data: dict[str, Any], title: str = "grid") -> Grid:
         name = entry.get("name")
         if not isinstance(name, str) or not name.strip():
             raise InputError(f"{field}.name", "a catalog group name (eqattn groups) or perm:...")
+        label = entry.get("label", "")
+        if not isinstance(label, str) or len(label) > 40:
+            raise InputError(f"{field}.label", "a short name for reports (at most 40 characters)")
         g_heads = _int_list(entry["heads"], f"{field}.heads") if "heads" in entry else heads
         g_dims = _head_dims(entry["head_dims"], f"{field}.head_dims") if "head_dims" in entry else head_dims
         gname, reps = _expand_reps(name.strip(), entry.get("reps"), f"{field}.reps")
@@ -226,7 +232,7 @@ def parse_grid(data: dict[str, Any], title: str = "grid") -> Grid:
                         continue
                     seen.add(key)
                     problems.append(
-                        GridProblem(key, len(problems), gname, written, rep, dim_v, H, d, float(tl), solver, engine)
+                        GridProblem(key, len(problems), gname, written, rep, dim_v, H, d, float(tl), solver, engine, label.strip() or gname)
                     )
     return Grid(str(data.get("title", title)), tuple(problems), left_out)
 

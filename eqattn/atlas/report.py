@@ -56,8 +56,8 @@ def head_dims_text(orbits: list[dict[str, Any]]) -> str:
 def _groups(rows: list[dict[str, Any]]) -> list[str]:
     out: list[str] = []
     for r in rows:
-        if r["group_name"] not in out:
-            out.append(r["group_name"])
+        if r["label"] not in out:
+            out.append(r["label"])
     return out
 
 
@@ -79,7 +79,7 @@ def _plots(rows: list[dict[str, Any]], folder: Path) -> list[str]:
 
     # 1. P_opt / P_vanilla per group (colour: dim V) and against dim V
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(width + 5, 4.2), gridspec_kw={"width_ratios": [width, 5]})
-    xs = [gi[r["group_name"]] + ((hash((r["heads"], r["head_dim"])) % 7) - 3) * 0.05 for r in solved]
+    xs = [gi[r["label"]] + ((hash((r["heads"], r["head_dim"])) % 7) - 3) * 0.05 for r in solved]
     ys = [r["p_opt"] / r["p_vanilla"] for r in solved]
     cs = [r["dim_v"] for r in solved]
     sc = ax1.scatter(xs, ys, c=cs, s=9, cmap="viridis", norm=matplotlib.colors.LogNorm(vmin=max(1, min(cs, default=1)), vmax=max(2, max(cs, default=2))))
@@ -102,7 +102,7 @@ def _plots(rows: list[dict[str, Any]], folder: Path) -> list[str]:
     fig, ax = plt.subplots(figsize=(width, 3.6))
     share, labels = [], []
     for g in groups:
-        rs = [r for r in solved if r["group_name"] == g and r["constrained_vanilla"] in ("yes", "no")]
+        rs = [r for r in solved if r["label"] == g and r["constrained_vanilla"] in ("yes", "no")]
         share.append(sum(r["constrained_vanilla"] == "yes" for r in rs) / len(rs) if rs else 0.0)
         labels.append(f"{sum(r['constrained_vanilla'] == 'yes' for r in rs)}/{len(rs)}")
     bars = ax.bar(range(len(groups)), share, color="#4c72b0")
@@ -123,7 +123,7 @@ def _plots(rows: list[dict[str, Any]], folder: Path) -> list[str]:
     for st, col in colours.items():
         rs = [r for r in rows if r["status"] == st]
         if rs:
-            ax.scatter([gi[r["group_name"]] for r in rs], [max(r["time_s"], 1e-3) for r in rs], s=7, color=col,
+            ax.scatter([gi[r["label"]] for r in rs], [max(r["time_s"], 1e-3) for r in rs], s=7, color=col,
                        label={"feasible": "time-limited"}.get(st, st))
     limits = sorted({r["time_limit"] for r in rows})
     for tl in limits:
@@ -205,11 +205,11 @@ def render(rows: list[dict[str, Any]], runs: list[dict[str, Any]], title: str, p
     if feasible:
         lines += ["", "### Stopped by the time limit", "", "| G | V | H | d | P_opt | lower bound | gap |", "|---|---|---|---|---|---|---|"]
         for r in feasible:
-            lines.append(f"| {r['group_name']} | {r['rep_input']} | {r['heads']} | {r['head_dim']} | {r['p_opt']} | {r['bound']} | {r['gap']:.3f} |")
+            lines.append(f"| {r['label']} | {r['rep_input']} | {r['heads']} | {r['head_dim']} | {r['p_opt']} | {r['bound']} | {r['gap']:.3f} |")
     if refused or errors:
         lines += ["", "### Refused or failed", "", "| G | V | H | d | status | detail |", "|---|---|---|---|---|---|"]
         for r in refused + errors:
-            lines.append(f"| {r['group_name']} | {r['rep_input']} | {r['heads']} | {r['head_dim']} | {r['status']} | {r['detail'].replace('|', '/')} |")
+            lines.append(f"| {r['label']} | {r['rep_input']} | {r['heads']} | {r['head_dim']} | {r['status']} | {r['detail'].replace('|', '/')} |")
     if appendix:
         lines += ["", appendix.strip()]
     lines += ["", "## Results", ""]
@@ -217,7 +217,7 @@ def render(rows: list[dict[str, Any]], runs: list[dict[str, Any]], title: str, p
         lines += [f"### {g}", "", "| V | H | d | P_vanilla | P_opt | ratio | status | heads | head dims | design | cv | time s |",
                   "|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for r in rows:
-            if r["group_name"] != g:
+            if r["label"] != g:
                 continue
             if r["status"] in ("optimal", "feasible"):
                 orbits = json.loads(r["design"])["orbits"]

@@ -51,7 +51,8 @@ CREATE TABLE IF NOT EXISTS results (
     detail TEXT NOT NULL,
     time_s REAL NOT NULL,
     worker TEXT NOT NULL,
-    finished_at REAL NOT NULL
+    finished_at REAL NOT NULL,
+    label TEXT
 )
 """
 RUNS_SCHEMA = """
@@ -67,7 +68,7 @@ CREATE TABLE IF NOT EXISTS runs (
 COLUMNS = (
     "key", "position", "group_name", "rep_input", "rep", "dim_v", "heads", "head_dim", "time_limit", "solver",
     "engine", "input", "status", "p_vanilla", "p_opt", "bound", "gap", "heads_total", "constrained_vanilla",
-    "constrained_params", "design", "result", "detail", "time_s", "worker", "finished_at",
+    "constrained_params", "design", "result", "detail", "time_s", "worker", "finished_at", "label",
 )
 # what an export writes (the optimiser's full JSON stays in the store)
 EXPORT_COLUMNS = tuple(c for c in COLUMNS if c not in ("input", "result"))
@@ -85,6 +86,9 @@ class Store:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute(SCHEMA)
             self.db.execute(RUNS_SCHEMA)
+            cols = {r[1] for r in self.db.execute("PRAGMA table_info(results)")}
+            if "label" not in cols:  # a store written before reports had labels
+                self.db.execute("ALTER TABLE results ADD COLUMN label TEXT")
             self.db.commit()
         except (OSError, sqlite3.Error) as e:
             raise InputError("out", f"cannot open the store {str(self.path)!r}: {e}") from None
@@ -130,6 +134,7 @@ class Store:
             "time_s": row["time_s"],
             "worker": row["worker"],
             "finished_at": time.time(),
+            "label": problem.get("label") or problem["group"],
         }
         cols = ", ".join(COLUMNS)
         marks = ", ".join("?" for _ in COLUMNS)
@@ -146,7 +151,10 @@ class Store:
             raise InputError("columns", f"unknown column {bad[0]!r}")
         cur = self.db.execute(f"SELECT {', '.join(columns)} FROM results ORDER BY position, key")
         for values in cur:
-            yield dict(zip(columns, values))
+            row = dict(zip(columns, values))
+            if "label" in row and not row["label"]:
+                row["label"] = row.get("group_name")
+            yield row
 
     def record_run(self, started_at: float, wall_s: float, engine: str, total: int, skipped: int, computed: int) -> None:
         """One line in table `runs` per `eqattn atlas` run (the report lists them)."""

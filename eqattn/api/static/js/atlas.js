@@ -4,7 +4,7 @@
 // The filter and sort live in the URL (q, status, cv, sort, dir) so a view can be shared.
 
 const COLUMNS = [
-  { key: "group", label: "G" },
+  { key: "label", label: "G" },
   { key: "rep", label: "V" },
   { key: "dim_v", label: "dim V", num: true },
   { key: "heads", label: "H", num: true },
@@ -54,7 +54,7 @@ function value(r, key) {
 }
 
 function matches(r, words) {
-  const text = `${r.group} ${r.rep} ${r.rep_input} ${r.status} ${designText(r)}`.toLowerCase();
+  const text = `${r.label} ${r.group} ${r.rep} ${r.rep_input} ${r.status} ${designText(r)}`.toLowerCase();
   return words.every((w) => {
     const m = /^(h|d|dim)=(\d+)$/.exec(w);
     if (m) return String({ h: r.heads, d: r.head_dim, dim: r.dim_v }[m[1]]) === m[2];
@@ -107,7 +107,7 @@ function render() {
     const a = document.createElement("a");
     a.href = designerUrl(r);
     a.textContent = "Open";
-    a.setAttribute("aria-label", `Open ${r.group}, V = ${r.rep}, H = ${r.heads}, d = ${r.head_dim} in the designer`);
+    a.setAttribute("aria-label", `Open ${r.label}, V = ${r.rep}, H = ${r.heads}, d = ${r.head_dim} in the designer`);
     td.append(a);
     tr.append(td);
     frag.append(tr);
