@@ -33,6 +33,7 @@ from .store import Store
 
 STORE_NAME = "atlas.sqlite"
 MAX_WORKERS = 256
+RETRY_STATUSES = ("feasible", "refused", "error")
 OnResult = Callable[[dict[str, Any], dict[str, Any]], None]
 
 
@@ -94,14 +95,20 @@ def run_grid(
     quiet: bool = False,
     on_result: OnResult | None = None,
     stream: Any = None,
+    retry: tuple[str, ...] = (),
 ) -> RunSummary:
-    """Solve every problem of `grid` not yet in `out/atlas.sqlite`, storing each as it finishes."""
+    """Solve every problem of `grid` not yet in `out/atlas.sqlite`, storing each as it finishes;
+    stored problems whose status is in `retry` (e.g. `feasible`: stopped by the time limit on a
+    busy machine) are solved again and their rows replaced."""
     workers = _check_workers(workers)
+    bad = [s for s in retry if s not in RETRY_STATUSES]
+    if bad:
+        raise InputError("retry", f"one of {', '.join(RETRY_STATUSES)}, got {bad[0]!r}")
     path = Path(out) / STORE_NAME
     t0 = time.perf_counter()
     started = time.time()
     with Store(path) as store:
-        finished = store.finished_keys()
+        finished = store.finished_keys(tuple(retry))
         todo = [p.to_json() for p in grid.problems if p.key not in finished]
         progress = Progress(len(grid.problems), len(grid.problems) - len(todo), stream=stream, quiet=quiet)
 

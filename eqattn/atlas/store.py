@@ -102,11 +102,13 @@ class Store:
     def close(self) -> None:
         self.db.close()
 
-    def finished_keys(self) -> set[str]:
-        return {k for (k,) in self.db.execute("SELECT key FROM results")}
+    def finished_keys(self, retry: tuple[str, ...] = ()) -> set[str]:
+        """Keys of the stored problems, less those whose status is in `retry` (to be solved again)."""
+        return {k for (k, st) in self.db.execute("SELECT key, status FROM results") if st not in retry}
 
     def insert(self, problem: dict[str, Any], row: dict[str, Any]) -> None:
-        """Store one finished problem (`GridProblem.to_json()` and `engine.solve`'s row); committed at once."""
+        """Store one finished problem (`GridProblem.to_json()` and `engine.solve`'s row); committed at
+        once; a retried problem's row is replaced."""
         rec = {
             "key": problem["key"],
             "position": problem["position"],
@@ -139,7 +141,7 @@ class Store:
         cols = ", ".join(COLUMNS)
         marks = ", ".join("?" for _ in COLUMNS)
         with self.db:
-            self.db.execute(f"INSERT OR IGNORE INTO results ({cols}) VALUES ({marks})", [rec[c] for c in COLUMNS])
+            self.db.execute(f"INSERT OR REPLACE INTO results ({cols}) VALUES ({marks})", [rec[c] for c in COLUMNS])
 
     def rows(self, columns: tuple[str, ...] = COLUMNS) -> list[dict[str, Any]]:
         """Every row as a dict, in grid order (position, then key)."""

@@ -1,7 +1,7 @@
 """`eqattn atlas`: solve a grid of problems, store each result as it finishes, write the page.
 
     eqattn atlas GRID.toml [--out DIR] [--workers N] [--cluster ADDRESS] [--time-limit S]
-                           [--export parquet|csv] [--json]
+                           [--export parquet|csv] [--retry feasible|refused|error] [--json]
 
 Writes DIR/atlas.sqlite (table `results`, one row per problem) and DIR/atlas.md with its plots
 in DIR/atlas-plots/. A rerun skips every problem already stored; `--export` also writes
@@ -32,6 +32,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:  # noqa: ANN001
     p.add_argument("--cluster", default=None, metavar="ADDRESS", help="a Dask scheduler, e.g. tcp://host:8786 (instead of local workers)")
     p.add_argument("--time-limit", dest="time_limit", type=float, default=None, help="seconds per problem (overrides the grid's time_limit)")
     p.add_argument("--export", choices=("parquet", "csv"), default=None, help="also write DIR/atlas.parquet or DIR/atlas.csv")
+    p.add_argument("--retry", action="append", default=[], choices=("feasible", "refused", "error"),
+                   help="solve stored problems with this status again (repeat; e.g. feasible after a run on a busy machine)")
     p.add_argument("--json", action="store_true", help="print the run's summary as JSON, no progress")
     p.set_defaults(func=run)
     return p
@@ -67,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         grid = load_grid(args.grid)
     out = Path(args.out)
-    summary = run_grid(grid, out, workers=args.workers, cluster=args.cluster, quiet=args.json)
+    summary = run_grid(grid, out, workers=args.workers, cluster=args.cluster, quiet=args.json, retry=tuple(args.retry))
     title = grid.title if grid.title != Path(args.grid).stem else f"Atlas of optimal equivariant attention designs: {grid.title}"
     report = write_report(out / STORE_NAME, out / "atlas.md", title=title)
     data = summary.to_json()

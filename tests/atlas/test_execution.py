@@ -115,3 +115,19 @@ def test_default_grid_slice_reproduces_the_former_atlas(tmp_path):
         assert head_dims_text(orbits) == o["head_dims"] and design_text(orbits) == o["design"], o
         assert r["constrained_vanilla"] == o["constrained_vanilla"]
         assert r["constrained_params"] == (int(o["constrained_params"]) if o["constrained_params"] else None)
+
+
+def test_retry_solves_a_status_again(tmp_path, reference):
+    grid = parse_grid(GRID)
+    run_grid(grid, tmp_path, workers=0, quiet=True)
+    import sqlite3
+
+    with sqlite3.connect(tmp_path / "atlas.sqlite") as db:  # pretend two problems ran out of time
+        db.execute("UPDATE results SET status = 'feasible', p_opt = p_opt + 4 WHERE position IN (2, 5)")
+    s = run_grid(grid, tmp_path, workers=0, quiet=True)
+    assert s.computed == 0
+    s = run_grid(grid, tmp_path, workers=0, quiet=True, retry=("feasible",))
+    assert (s.computed, s.skipped) == (2, 12)
+    assert stored(tmp_path) == reference
+    with pytest.raises(Exception, match="retry"):
+        run_grid(grid, tmp_path, workers=0, quiet=True, retry=("optimal",))
