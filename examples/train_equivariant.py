@@ -11,7 +11,7 @@ sample_vanilla). Students, trained with Adam on the same data:
 
   (a) VanillaAttention(H, d, dim V)              -- 4 H d dim V parameters, not equivariant;
   (b) EquivariantAttention of the design         -- the optimal design by default
-      (eqattn.attention.optimize), or --design.
+      (eqattn.optimize), or --design.
 
 When the design covers every G-clustering (SPEC §4.5) the teacher lies in its function class;
 the script also converts the teacher's weights into the design's exactly
@@ -49,7 +49,7 @@ def parse_design(text: str) -> list[tuple[str, str]]:
 def pick_design(problem: Problem, text: str | None) -> Design:
     if text:
         return Design.create(problem, parse_design(text))
-    from eqattn.attention.optimize import optimize_report
+    from eqattn.optimize import optimize_report
 
     rep = optimize_report(problem, 60)
     print(f"optimal design ({rep['status']}): " + "; ".join(f"{o['name']}:{o['rep']}" for o in rep["orbits"]))

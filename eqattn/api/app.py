@@ -3,7 +3,7 @@
 Endpoints (all JSON):
   GET  /api/features                  which optional features exist ({"optimize": bool})
   GET  /api/catalog                   eqattn.groups.catalog_entries()
-  GET  /api/group?name=NAME           eqattn.report.group_json(get_group(NAME))
+  GET  /api/group?name=NAME           eqattn.reps.group_views.group_json(get_group(NAME))
   POST /api/clusterings  ProblemIn    eqattn.attention.clusterings_report(problem)
   POST /api/design       DesignIn     parameter counts (fast; called on every keystroke)
   POST /api/coverage     DesignIn     eqattn.attention.check_report(problem, design)

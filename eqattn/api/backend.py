@@ -53,7 +53,7 @@ class RealBackend:
 
     def group(self, name: str) -> dict:
         from eqattn.groups import get_group
-        from eqattn.report import group_json
+        from eqattn.reps.group_views import group_json
 
         return group_json(get_group(name))
 
@@ -88,18 +88,7 @@ class RealBackend:
 
 def design_counts(problem: Any, design: Any) -> dict:
     """The parameter counts of POST /api/design from the core's Problem and Design (SPEC §1, §3)."""
-    orbits = [
-        {
-            "subgroup": int(o.sub.id),
-            "name": str(o.sub.name),
-            "rep": str(o.W),
-            "multiplicities": _mults(o.W),
-            "heads": int(o.heads),
-            "head_dim": int(o.head_dim),
-            "params": int(o.params(problem)),
-        }
-        for o in design.orbits
-    ]
+    orbits = [{**o.to_json(problem), "multiplicities": _mults(o.W)} for o in design.orbits]
     vanilla = int(problem.vanilla_params)
     params = sum(o["params"] for o in orbits)
     return {

@@ -1,8 +1,8 @@
-"""POST /api/optimize: the "Find optimal design" button (eqattn.attention.optimize).
+"""POST /api/optimize: the "Find optimal design" button (eqattn.optimize).
 
 Include with `app.include_router(router)` inside `create_app`. The body is the problem
 (`group`, `rep`, `heads`, `head_dim`) and an optional `time_limit` in seconds; the answer is
-`eqattn.attention.optimize.OptimizeResult.to_json()` — the JSON `eqattn optimize --json`
+`eqattn.optimize.OptimizeResult.to_json()` — the JSON `eqattn optimize --json`
 prints: `{"status", "design_params", "lower_bound", "gap", "vanilla_params", "orbits":
 [{"subgroup", "name", "rep", "heads", "head_dim", "params"}], "constrained_vanilla_possible",
 ...}`. Bad input raises `InputError` (too large: `LimitError`), which the app's handler turns
@@ -40,7 +40,7 @@ def optimize_json(backend: Any, group: str, rep: str, heads: int, head_dim: int,
     if callable(custom):
         return custom(group, rep, heads, head_dim, time_limit)
     from eqattn.attention import Problem
-    from eqattn.attention.optimize import optimize
+    from eqattn.optimize import optimize
 
     make = getattr(backend, "problem", None)
     problem = make(group, rep, heads, head_dim) if callable(make) else Problem.create(group, rep, heads, head_dim)

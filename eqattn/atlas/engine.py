@@ -26,7 +26,7 @@ STATUSES = ("optimal", "feasible", "refused", "error")
 def _optimize(problem: Any, time_limit: float, solver: str) -> dict[str, Any]:
     """THE adapter to the optimiser: `OptimizeResult.to_json()` of one problem, one solver
     thread (the only place the atlas calls the optimiser)."""
-    from ..attention.optimize import optimize
+    from ..optimize import optimize
 
     return optimize(problem, time_limit, backend=solver, threads=1).to_json()
 

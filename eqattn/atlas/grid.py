@@ -5,7 +5,7 @@ A grid names groups, the V's of each group, the head counts H and the head dimen
 (SPEC §5.5). Example (examples/atlas-small.toml)::
 
     time_limit = 10                 # seconds per problem (the optimiser's limit)
-    solver = "highs"                # or "cpsat"
+    solver = "highs"                # the integer programming solver (eqattn.optimize.BACKENDS)
     heads = [1, 2]
     head_dims = [1, 2]              # or head_dims = "dim V / H"
 
@@ -40,7 +40,6 @@ from ..errors import InputError, LimitError
 MAX_PROBLEMS = 100_000
 DIV_HEAD_DIMS = "dim V / H"
 DEFAULT_TIME_LIMIT = 30.0
-SOLVERS = ("highs", "cpsat")
 _GROUP_KEYS = {"name", "label", "reps", "heads", "head_dims"}
 _TOP_KEYS = {"time_limit", "solver", "heads", "head_dims", "group", "title"}
 
@@ -185,9 +184,11 @@ def parse_grid(data: dict[str, Any], title: str = "grid") -> Grid:
     tl = data.get("time_limit", DEFAULT_TIME_LIMIT)
     if isinstance(tl, bool) or not isinstance(tl, (int, float)) or not 0 < tl <= 3600:
         raise InputError("time_limit", f"seconds per problem, a number in (0, 3600], got {tl!r}")
+    from ..optimize import BACKENDS
+
     solver = data.get("solver", "highs")
-    if solver not in SOLVERS:
-        raise InputError("solver", f"one of {', '.join(SOLVERS)}, got {solver!r}")
+    if solver not in BACKENDS:
+        raise InputError("solver", f"one of {', '.join(BACKENDS)}, got {solver!r}")
     heads = _int_list(data.get("heads", [1]), "heads")
     head_dims = _head_dims(data.get("head_dims", [1]), "head_dims")
     groups = data.get("group")

@@ -5,7 +5,7 @@ from .coverage import ScenarioResult, Verdict, check_clustering, check_coverage,
 from .design import Design, DesignOrbit
 from .options import Option, maximal_profiles, option_table
 from .problem import Problem
-from .report import check_report, clusterings_report
+from .views import check_report, clusterings_report
 
 __all__ = [
     "Clustering", "clusterings", "count_clusterings", "ScenarioResult", "Verdict", "check_clustering",

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Callable
 
 from ..errors import LimitError
 from .problem import Problem
@@ -20,6 +22,16 @@ class Clustering:
 
     def expanded(self) -> list[tuple[int, int]]:
         return [o for o, c in self.orbits for _ in range(c)]
+
+
+def count_scenarios(c: Clustering, options: Callable[[tuple[int, int]], int]) -> int:
+    """Scenarios of c (SPEC §4.5): identical orbits take multisets of options, so
+    `Π_types C(n_options + k - 1, k)` for k orbits of a type with `options(type)` options.
+
+        >>> count_scenarios(Clustering(0, (((0, 1), 2),)), lambda o: 3)   # 2 orbits, 3 options
+        6
+    """
+    return math.prod(math.comb(options(o) + k - 1, k) for o, k in c.orbits)
 
 
 def _items(problem: Problem) -> list[tuple[int, int, int]]:

@@ -35,6 +35,17 @@ class DesignOrbit:
     def key(self) -> tuple[int, tuple[int, ...]]:
         return (self.sub.id, self.W.mults)
 
+    def to_json(self, problem: Problem) -> dict:
+        """`{"subgroup": 1, "name": "C2", "rep": "B", "heads": 2, "head_dim": 1, "params": 8}`."""
+        return {
+            "subgroup": self.sub.id,
+            "name": self.sub.name,
+            "rep": str(self.W),
+            "heads": self.heads,
+            "head_dim": self.head_dim,
+            "params": self.params(problem),
+        }
+
 
 @dataclass(frozen=True)
 class Design:
@@ -85,19 +96,23 @@ class Design:
         return sum(o.heads for o in self.orbits)
 
     def to_json(self) -> dict:
-        return {
-            "params": self.params,
-            "heads": self.heads,
-            "orbits": [
-                {
-                    "subgroup": o.sub.id,
-                    "name": o.sub.name,
-                    "order": o.sub.order,
-                    "rep": str(o.W),
-                    "heads": o.heads,
-                    "head_dim": o.head_dim,
-                    "params": o.params(self.problem),
-                }
-                for o in self.orbits
-            ],
-        }
+        """The design JSON every layer prints (CLI, API, optimiser, page):
+        `{"params": 8, "heads": 2, "orbits": [DesignOrbit.to_json, ...]}`."""
+        return {"params": self.params, "heads": self.heads, "orbits": [o.to_json(self.problem) for o in self.orbits]}
+
+    @staticmethod
+    def from_json(problem: Problem, data: object) -> "Design":
+        """The inverse of `to_json` (only `orbits[i].subgroup` and `orbits[i].rep` are read;
+        the subgroup by id or name). Bad input raises InputError naming the field.
+
+            >>> d = Design.regular(p); Design.from_json(p, d.to_json()) == d
+            True
+        """
+        if not isinstance(data, dict) or not isinstance(data.get("orbits"), list):
+            raise InputError("orbits", "a design is a JSON object with a list 'orbits' of {subgroup, rep}")
+        pairs = []
+        for i, o in enumerate(data["orbits"]):
+            if not isinstance(o, dict) or "subgroup" not in o or "rep" not in o:
+                raise InputError(f"orbits[{i}]", "each orbit is an object with 'subgroup' (id or name) and 'rep'")
+            pairs.append((o["subgroup"], o["rep"]))
+        return Design.create(problem, pairs)

@@ -17,6 +17,8 @@ class Hosting:
         self._cosets: dict[tuple[int, int], list[int]] = {}
         self._pimg: dict[tuple[int, int, tuple[int, ...]], dict[int, tuple[int, ...]]] = {}
         self._supply: dict[tuple[int, tuple[int, ...], int], dict[int, Rep]] = {}
+        self._unit: dict[tuple[int, int], np.ndarray] = {}
+        self._img: dict[tuple[int, int, tuple[int, ...]], np.ndarray] = {}
 
     def cosets(self, kbar: int, sub: int) -> list[int]:
         """Double coset representatives a of K̄_0 \\ G / K' with a K' a^-1 <= K̄_0."""
@@ -79,6 +81,37 @@ class Hosting:
         sup = self.supply(sub, W, kbar)
         w = W.mults
         return [(a, sup[a]) for a, pm in img.items() if all(x <= y for x, y in zip(pm, w))]
+
+
+    # ----- the same as arrays, linear in W and P (for the optimiser's orbit types) -----------
+    def unit_supply(self, kbar: int, sub: int) -> np.ndarray:
+        """(cosets, irreps τ of K', irreps of K̄_0): the supply of τ alone through each a
+        (`supply` is linear in W: S(W) = Σ_τ m_τ(W) unit_supply[a, τ])."""
+        key = (kbar, sub)
+        if key not in self._unit:
+            G = self.G
+            K = G.subgroup_classes[sub]
+            nK, nB = len(irreps_of(K)), len(irreps_of(G.subgroup_classes[kbar]))
+            cos = self.cosets(kbar, sub)
+            out = np.zeros((len(cos), nK, nB), dtype=np.int64)
+            for t in range(nK):
+                sup = self.supply(sub, Rep(K, tuple(int(i == t) for i in range(nK))), kbar)
+                for ai, a in enumerate(cos):
+                    out[ai, t] = sup[a].mults
+            self._unit[key] = out
+        return self._unit[key]
+
+    def image_matrix(self, kbar: int, sub: int, P: Rep) -> np.ndarray:
+        """(cosets, irreps of K'): `image_at` as a matrix, rows in `cosets` order."""
+        key = (kbar, sub, P.mults)
+        if key not in self._img:
+            img = self.image_at(kbar, sub, P)
+            nK = len(irreps_of(self.G.subgroup_classes[sub]))
+            arr = np.zeros((len(self.cosets(kbar, sub)), nK), dtype=np.int64)
+            for ai, a in enumerate(self.cosets(kbar, sub)):
+                arr[ai] = img[a]
+            self._img[key] = arr
+        return self._img[key]
 
 
 def hosting(problem: Problem) -> Hosting:

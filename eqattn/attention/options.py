@@ -9,7 +9,6 @@ considers every double coset, so this choice does not change any verdict.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
 
 import numpy as np
 

@@ -8,6 +8,8 @@ import sys
 from typing import Callable
 
 from ..errors import InputError
+from .atlas_cmd import add_parser as add_atlas
+from .optimize_cmd import add_parser as add_optimize
 
 
 def _dump(obj: object) -> None:
@@ -54,7 +56,7 @@ def cmd_groups(args: argparse.Namespace) -> int:
 
 def cmd_group(args: argparse.Namespace) -> int:
     from ..groups.catalog import get_group
-    from ..report import group_json
+    from ..reps.group_views import group_json
 
     G = get_group(args.name)
     data = group_json(G)
@@ -176,14 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--atlas", default=None, metavar="STORE", help="an atlas store (DIR/atlas.sqlite) for the atlas view")
     s.set_defaults(func=cmd_serve)
 
-    try:
-        from .optimize_cmd import add_parser as add_optimize
-    except ImportError:  # pragma: no cover - optional command
-        add_optimize = None
-    if add_optimize is not None:
-        add_optimize(sub)
-    from .atlas_cmd import add_parser as add_atlas
-
+    add_optimize(sub)
     add_atlas(sub)
     return p
 

@@ -15,6 +15,8 @@ import json
 import sys
 import time
 
+from ..optimize.solver import BACKENDS
+
 
 class _ProgressLine:
     """One rewritten line on stderr (only when stderr is a terminal)."""
@@ -67,7 +69,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:  # noqa: ANN001
     p.add_argument("--heads", "-H", required=True, help="number of heads H")
     p.add_argument("--head-dim", "-d", dest="head_dim", required=True, help="head dimension d")
     p.add_argument("--time-limit", "-t", dest="time_limit", default=None, help="seconds for the search (default 60)")
-    p.add_argument("--solver", default="highs", choices=("highs", "cpsat"), help="integer programming solver (default highs)")
+    p.add_argument("--solver", default="highs", choices=BACKENDS, help="integer programming solver (default highs)")
     p.add_argument("--no-constrained", dest="constrained", action="store_false", help="skip the constrained-vanilla question")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run)
@@ -81,7 +83,7 @@ def _orbit_line(o: dict) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from ..attention import Problem
-    from ..attention.optimize import optimize
+    from ..optimize import optimize
 
     problem = Problem.create(args.group, args.rep, args.heads, args.head_dim)
     bar = _ProgressLine()

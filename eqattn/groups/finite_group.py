@@ -15,7 +15,7 @@ from typing import Callable, Hashable, Sequence
 
 import numpy as np
 
-from ..errors import InputError, LimitError
+from ..errors import LimitError
 
 MAX_ORDER = 500
 _LATTICE_LOCK = threading.RLock()

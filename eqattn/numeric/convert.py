@@ -18,7 +18,7 @@ from ..attention.coverage import check_scenario
 from ..attention.design import Design
 from ..attention.options import option_table
 from ..attention.problem import Problem
-from ..attention.report import scenario_text
+from ..attention.views import scenario_text
 from ..errors import InputError
 from ..reps import Rep, irreps_of
 from ..reps.matrices import isotypic_projector

@@ -4,7 +4,7 @@ import pytest
 
 from eqattn.attention import Design, Problem, check_coverage, clusterings, option_table
 from eqattn.attention.coverage import demands_of, scenarios
-from eqattn.attention.report import check_report
+from eqattn.attention.views import check_report
 
 
 def orbit_names(problem, c):

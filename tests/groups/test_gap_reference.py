@@ -17,10 +17,7 @@ import pytest
 
 from eqattn.groups import get_group
 
-try:  # the reps engine (eqattn/reps) is written separately; the irrep checks need it
-    from eqattn.reps import irreps
-except ImportError:  # pragma: no cover
-    irreps = None
+from eqattn.reps import irreps
 
 DATA = json.loads((Path(__file__).resolve().parents[1] / "data" / "gap_reference.json").read_text())
 GROUPS = DATA["groups"]
@@ -193,8 +190,6 @@ def _gap_real_irreps(ref: dict) -> Counter:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_real_irreps(name):
-    if irreps is None:  # pragma: no cover
-        pytest.skip("eqattn.reps.irreps is not available")
     ref = GROUPS[name]
     ir = irreps(get_group(name))
     dims = [int(d) for d in ir.dims]

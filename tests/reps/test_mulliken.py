@@ -269,9 +269,7 @@ def test_labels_unique_and_ascii(name):
 
 def test_through_the_reps_engine():
     """eqattn.reps labels point groups with mulliken_labels."""
-    try:
-        from eqattn.reps import irreps
-    except ImportError:  # pragma: no cover - the reps engine is written separately
-        pytest.skip("eqattn.reps.irreps is not available")
+    from eqattn.reps import irreps
+
     for name in ("Oh", "Ih", "D3h", "C4v", "T"):
         assert sorted(irreps(get_group(name)).labels) == sorted(KNOWN[name].split())

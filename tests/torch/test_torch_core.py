@@ -7,15 +7,13 @@ import json
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch")
-numeric = pytest.importorskip("eqattn.numeric")
-if not hasattr(numeric, "realize_design"):  # pragma: no cover - core not there yet
-    pytest.skip("eqattn.numeric.realize_design not available", allow_module_level=True)
+import torch
 
-from eqattn.attention import Design, Problem, check_coverage, check_report  # noqa: E402
-from eqattn.numeric import design_weights, expand_design, reference_attention, sample_vanilla  # noqa: E402
-from eqattn.numeric.reference import attention_from_blocks  # noqa: E402
-from eqattn.torch import EquivariantAttention, VanillaAttention  # noqa: E402
+from eqattn import optimize
+from eqattn.attention import Design, Problem, check_coverage, check_report
+from eqattn.numeric import design_weights, expand_design, reference_attention, sample_vanilla
+from eqattn.numeric.reference import attention_from_blocks
+from eqattn.torch import EquivariantAttention, VanillaAttention
 
 TOL = 1e-10
 F64 = torch.float64
@@ -141,7 +139,6 @@ def test_from_json_dict_string_path(tmp_path):
 
 
 def test_from_json_optimizer_output():
-    optimize = pytest.importorskip("eqattn.attention.optimize")
     problem = Problem.create("C4", "E1", 2, 1)
     rep = optimize.optimize_report(problem, 30)
     layer = EquivariantAttention.from_json(rep, dtype=F64)
@@ -151,7 +148,6 @@ def test_from_json_optimizer_output():
 
 
 def test_d3_regular_optimal_design():
-    optimize = pytest.importorskip("eqattn.attention.optimize")
     problem = Problem.create("D3", "regular", 2, 1)
     rep = optimize.optimize_report(problem, 60)
     layer = EquivariantAttention.from_json(rep, dtype=F64, generator=torch.Generator().manual_seed(7))
@@ -171,8 +167,6 @@ def test_from_json_cli_output(command, tmp_path):
     import sys
 
     out = subprocess.run([sys.executable, "-m", "eqattn.cli", *command], capture_output=True, text=True, timeout=300)
-    if out.returncode != 0 and "invalid choice" in out.stderr:
-        pytest.skip(f"CLI has no {command[0]!r} command yet")
     assert out.returncode == 0, out.stderr
     layer = EquivariantAttention.from_json(out.stdout, dtype=F64)
     assert layer.num_parameters == 8 == json.loads(out.stdout)["design_params"]
@@ -184,8 +178,6 @@ def test_from_json_cli_output(command, tmp_path):
 @pytest.mark.parametrize("make", [example2, d3_regular], ids=["C4-E1", "D3-regular"])
 def test_from_vanilla(make):
     """An equivariant vanilla layer converted into the design's layer computes the same function."""
-    if not (hasattr(numeric, "design_weights_from_vanilla") or _has_convert()):
-        pytest.skip("the core has no vanilla -> design conversion")
     from eqattn.attention import clusterings
     from eqattn.attention.coverage import scenarios
 
@@ -208,11 +200,3 @@ def test_from_vanilla(make):
     if problem.group.name == "C4":
         with pytest.raises(ValueError):  # InputError: not G-equivariant
             EquivariantAttention.from_vanilla(problem, design, bad)
-
-
-def _has_convert() -> bool:
-    try:
-        from eqattn.numeric.convert import convert_vanilla  # noqa: F401
-    except ImportError:
-        return False
-    return True

@@ -12,10 +12,10 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch")
+import torch
+from eqtorch_cases import heads_from_thetas, make_cases, reference_attention
 
-from eqattn.torch import EquivariantAttention, VanillaAttention  # noqa: E402
-from eqtorch_cases import heads_from_thetas, make_cases, reference_attention  # noqa: E402
+from eqattn.torch import EquivariantAttention, VanillaAttention
 
 TOL = 1e-10
 CASES = make_cases()

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from ..reps import format_rep
 from .clusterings import Clustering, clusterings
-from .coverage import Demand, ScenarioResult, Verdict, check_coverage
+from .assignment import Demand
+from .coverage import ScenarioResult, Verdict, check_coverage
 from .design import Design
 from .options import Option, option_table
 from .problem import Problem

@@ -11,8 +11,10 @@ import numpy as np
 import pytest
 
 from eqattn.attention import Design, DesignOrbit, Problem, check_coverage
-from eqattn.attention.optimize import OrbitType, TypeTable, optimize
-from eqattn.attention.separation import HostTables, ScenarioSpace
+from eqattn.optimize import optimize
+from eqattn.attention.hosting import hosting
+from eqattn.optimize.separation import ScenarioSpace
+from eqattn.optimize.types import OrbitType, TypeTable
 from eqattn.errors import InputError
 from eqattn.numeric import verify_design
 from eqattn.reps import Rep, irreps_of
@@ -201,11 +203,10 @@ def test_constrained_vanilla_equals_exhaustive_search(group, rep, heads, head_di
 def test_separation_agrees_with_checker(group, rep, heads, head_dim):
     p = Problem.create(group, rep, heads, head_dim)
     space = ScenarioSpace(p)
-    tables = HostTables(p, space)
     types = all_types(p)
-    table = TypeTable(p, space, tables, [OrbitType(o.sub.id, o.W.mults, c, o.heads, o.head_dim) for c, o in types])
+    table = TypeTable(p, space, hosting(p), [OrbitType(o.sub.id, o.W.mults, c, o.heads, o.head_dim) for c, o in types])
     rng = np.random.default_rng(1)
-    agree = 0
+    verdicts = set()
     for _ in range(25):
         k = int(rng.integers(1, 4))
         pick = sorted(int(i) for i in rng.integers(0, len(types), size=k))
@@ -215,8 +216,8 @@ def test_separation_agrees_with_checker(group, rep, heads, head_dim):
         mine = not table.checker(counts).violated(10)
         design = Design(p, tuple(types[i][1] for i in pick))
         assert mine == all(v.covered for v in check_coverage(p, design)), [(types[i][1].sub.name, str(types[i][1].W)) for i in pick]
-        agree += 1
-    assert agree == 25
+        verdicts.add(mine)
+    assert verdicts == {True, False}  # both answers were compared
 
 
 # ----- time limit, bad input -----------------------------------------------------------------
@@ -275,7 +276,6 @@ def test_cli_text_and_bad_input(capsys):
 
 
 def test_api_route():
-    fastapi = pytest.importorskip("fastapi")
     from fastapi.testclient import TestClient
 
     from eqattn.api.app import create_app
@@ -289,4 +289,5 @@ def test_api_route():
     bad = client.post("/api/optimize", json={"group": "C4", "rep": "X", "heads": 2, "head_dim": 1})
     assert bad.status_code == 422
     assert bad.json()["detail"][0]["loc"][-1] == "rep"
-    assert fastapi is not None
+    # the route answers what the CLI prints (same problem, same JSON)
+    assert data["orbits"] == [{"subgroup": 1, "name": "C2", "rep": "B", "heads": 2, "head_dim": 1, "params": 8}]

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .groups import FiniteGroup
-from .reps import irreps_of
+from ..groups import FiniteGroup
+from .irreps import irreps_of
 
 
 def _irreps_json(sub, with_characters: bool = False) -> list[dict]:  # noqa: ANN001

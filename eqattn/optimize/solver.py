@@ -1,10 +1,12 @@
-"""A small integer linear program with integer data, and the established solvers that
-solve it: HiGHS (highspy, the default) and OR-Tools CP-SAT (optional, kept for measurement).
+"""A small integer linear program with integer data, and the solver adapter: HiGHS (highspy).
 
-The optimiser (optimize.py) builds one `Model` per solve; `solve` returns the status, the
+The optimiser (program.py) builds one `Model` per solve; `solve` returns the status, the
 objective of the best solution, the solver's proven bound and the solution. Every variable
-is integer with finite bounds and every coefficient is an integer, so both solvers take the
-model as it is.
+is integer with finite bounds and every coefficient is an integer.
+
+    >>> m = Model(); x = m.add_var(0, 5, 1); m.add_row([x], [2], lo=3)
+    >>> solve(m).objective
+    2
 """
 
 from __future__ import annotations
@@ -17,11 +19,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-BACKENDS = ("highs", "cpsat")
+BACKENDS = ("highs",)
 DEFAULT_BACKEND = "highs"
-HIGHS_OPTIONS: dict[str, object] = {}  # extra HiGHS options (experiments)
-HIGHS_PRESOLVE = False  # see _solve_highs
-HIGHS_HINT = True  # pass warm starts to HiGHS (only ever with presolve off)
 
 
 @dataclass
@@ -112,14 +111,12 @@ def _new_highs():  # noqa: ANN202
 
 
 def _solve_highs(
-    m: Model, time_limit: float | None, hint: np.ndarray | None, threads: int | None, presolve: bool | None = None
+    m: Model, time_limit: float | None, hint: np.ndarray | None, threads: int | None
 ) -> Solution:
-    """HiGHS branch and cut, presolve off by default (HIGHS_PRESOLVE). A warm start (`hint`)
-    is passed only with presolve off: HiGHS 1.16 with presolve on and a user solution can
-    stop at once and report that solution as optimal (with objective 0) although better
-    ones exist. (Without presolve the optimiser's programs also solve about 20% faster.)"""
-    if presolve is None:
-        presolve = HIGHS_PRESOLVE
+    """HiGHS branch and cut with presolve off, and the warm start (`hint`) passed as a user
+    solution: HiGHS 1.16 with presolve on and a user solution can stop at once and report
+    that solution as optimal (with objective 0) although better ones exist. (Without
+    presolve the optimiser's programs also solve about 20% faster.)"""
     import highspy
 
     t0 = time.perf_counter()
@@ -129,8 +126,6 @@ def _solve_highs(
     h.setOptionValue("random_seed", 0)
     if threads:
         h.setOptionValue("threads", int(threads))
-    for k, v in HIGHS_OPTIONS.items():
-        h.setOptionValue(k, v)
     if time_limit is not None:
         h.setOptionValue("time_limit", max(float(time_limit), 0.01))
     n = m.num_vars
@@ -156,10 +151,9 @@ def _solve_highs(
     lp.a_matrix_.value_ = np.asarray(value, dtype=float)
     lp.integrality_ = [highspy.HighsVarType.kInteger] * n
     h.passModel(lp)
-    if hint is not None and not presolve and HIGHS_HINT:
+    if hint is not None:
         h.setSolution(n, np.arange(n, dtype=np.int32), np.asarray(hint, dtype=float))
-    if not presolve:
-        h.setOptionValue("presolve", "off")
+    h.setOptionValue("presolve", "off")
     h.run()
     st = h.getModelStatus()
     info = h.getInfo()
@@ -168,12 +162,7 @@ def _solve_highs(
     values = np.rint(np.asarray(h.getSolution().col_value, dtype=float)).astype(np.int64) if has_sol else None
     obj = m.value(values) if values is not None else None
     if values is not None and (abs(obj - info.objective_function_value) > 1e-6 * max(1.0, abs(obj)) or not m.satisfied(values)):
-        # HiGHS reported a solution inconsistent with the model (seen with presolve and a user
-        # solution in 1.16: status optimal, objective 0, the user solution unchanged): redo
-        # without presolve
-        if presolve:
-            left = None if time_limit is None else max(0.01, time_limit - (time.perf_counter() - t0))
-            return _solve_highs(m, left, hint, threads, presolve=False)
+        # (seen with presolve on and a user solution in 1.16: status optimal, objective 0)
         raise RuntimeError("HiGHS returned a solution inconsistent with the model")
     if st == S.kOptimal:
         status, bound = "optimal", float(obj)
@@ -185,52 +174,6 @@ def _solve_highs(
             bound = -float("inf")
         status = "feasible" if values is not None else "unknown"
     return Solution(status, obj, bound, values, time.perf_counter() - t0, "highs")
-
-
-# ----- OR-Tools CP-SAT -----------------------------------------------------------------------
-def cpsat_available() -> bool:
-    try:
-        import ortools.sat.python.cp_model  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-def _solve_cpsat(m: Model, time_limit: float | None, hint: np.ndarray | None, threads: int | None) -> Solution:
-    from ortools.sat.python import cp_model
-
-    t0 = time.perf_counter()
-    md = cp_model.CpModel()
-    xs = [md.NewIntVar(int(lo), int(hi), f"x{i}") for i, (lo, hi) in enumerate(zip(m.lb, m.ub))]
-    for idx, coef, lo, hi in m.rows:
-        expr = sum(c * xs[i] for i, c in zip(idx, coef))
-        if np.isfinite(lo) and np.isfinite(hi) and lo == hi:
-            md.Add(expr == int(round(lo)))
-            continue
-        if np.isfinite(lo):
-            md.Add(expr >= int(np.ceil(lo - 1e-9)))
-        if np.isfinite(hi):
-            md.Add(expr <= int(np.floor(hi + 1e-9)))
-    md.Minimize(sum(c * xs[i] for i, c in enumerate(m.cost) if c))
-    if hint is not None:
-        for v, x in zip(xs, hint):
-            md.AddHint(v, int(x))
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = int(threads) if threads else max(1, min(8, os.cpu_count() or 1))
-    solver.parameters.random_seed = 0
-    if time_limit is not None:
-        solver.parameters.max_time_in_seconds = max(float(time_limit), 0.01)
-    st = solver.Solve(md)
-    if st == cp_model.OPTIMAL:
-        values = np.array([solver.Value(x) for x in xs], dtype=np.int64)
-        obj = m.value(values)
-        return Solution("optimal", obj, float(obj), values, time.perf_counter() - t0, "cpsat")
-    if st == cp_model.INFEASIBLE:
-        return Solution("infeasible", None, float("inf"), None, time.perf_counter() - t0, "cpsat")
-    if st == cp_model.FEASIBLE:
-        values = np.array([solver.Value(x) for x in xs], dtype=np.int64)
-        return Solution("feasible", m.value(values), float(solver.BestObjectiveBound()), values, time.perf_counter() - t0, "cpsat")
-    return Solution("unknown", None, -float("inf"), None, time.perf_counter() - t0, "cpsat")
 
 
 def solve(
@@ -245,6 +188,4 @@ def solve(
         hint = None
     if backend == "highs":
         return _solve_highs(m, time_limit, hint, threads)
-    if backend == "cpsat":
-        return _solve_cpsat(m, time_limit, hint, threads)
     raise ValueError(f"unknown solver backend {backend!r}; one of {BACKENDS}")

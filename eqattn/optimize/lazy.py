@@ -1,0 +1,205 @@
+"""The lazy scenario loop (SPEC §5.5; docs/optimizer.md): solve the program over some
+scenario keys, separate the violated ones, add them, repeat; a relaxation's bound is a lower
+bound of the optimum, and an answer that covers every scenario is optimal.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from ..attention import Problem
+from ..errors import LimitError
+from . import solver
+from .program import Objective, build, hint
+from ..attention.hosting import hosting
+from .separation import ScenarioSpace
+from .types import TypeTable
+
+ROUND_ADD = 40  # violated scenarios added per round
+SEPARATION_COLLECT = 400  # stop scanning for violated scenarios after this many
+REPAIR_ROUNDS = 8  # programs per repair of a non-covering answer
+REPAIR_GRACE_S = 5.0  # past the deadline (at most 20% of the limit), to repair the answer the limit stopped
+
+Progress = Callable[[dict], None]
+
+
+@dataclass
+class Stage:
+    status: str  # optimal | feasible | infeasible | unknown
+    counts: dict[int, int] | None  # best covering design found
+    objective: int | None  # its objective
+    bound: float  # proven lower bound of the objective
+    rounds: int
+
+
+class Context:
+    def __init__(self, problem: Problem, backend: str, progress: Progress | None, threads: int | None) -> None:
+        self.problem = problem
+        self.backend = backend
+        self.progress = progress
+        self.threads = threads
+        self.t0 = time.perf_counter()
+        self.space = ScenarioSpace(problem)
+        self.h = hosting(problem)
+        self.raw_scenarios = self.space.raw_count()
+        self.solver_time = 0.0
+        self.separation_time = 0.0
+        self.solves = 0
+        self.checked = 0  # scenarios examined by the last separation that found none violated
+
+    def report(self, **kw: object) -> None:
+        if self.progress is not None:
+            self.progress({"elapsed": time.perf_counter() - self.t0, "total_scenarios": self.raw_scenarios, **kw})
+
+    def separate(self, table: TypeTable, counts: dict[int, int], limit: int = SEPARATION_COLLECT) -> list[tuple[int, ...]]:
+        """Scenario keys the design `counts` does not meet (up to `limit`); [] if it covers."""
+        t = time.perf_counter()
+        chk = table.checker(counts)
+        try:
+            return chk.violated(limit)
+        finally:
+            self.separation_time += time.perf_counter() - t
+
+
+def _pick(violated: list[tuple[int, ...]], values, k: int) -> list[tuple[int, ...]]:  # noqa: ANN001
+    """Up to k violated keys: new demand values first, then the largest demands."""
+    order = sorted(violated, key=lambda key: (-sum(values[v].size for v in key), key))
+    chosen, seen_vals = [], set()
+    for key in order:
+        if set(key) - seen_vals:
+            chosen.append(key)
+            seen_vals |= set(key)
+            if len(chosen) >= k:
+                return chosen
+    for key in order:
+        if key not in chosen:
+            chosen.append(key)
+            if len(chosen) >= k:
+                break
+    return chosen
+
+
+def _repair(
+    ctx: Context,
+    table: TypeTable,
+    U: list[int],
+    counts: dict[int, int],
+    active: list[tuple[int, ...]],
+    objective: Objective,
+    deadline: float,
+) -> dict[int, int] | None:
+    """A covering design containing `counts`: add the scenarios it misses and re-solve with
+    `counts` as lower bounds (a small program), until it covers. Improves the incumbent
+    while the exact program is still far from a covering answer."""
+    X = dict(counts)
+    keys = list(active)
+    seen = set(keys)
+    for _ in range(REPAIR_ROUNDS):
+        if time.perf_counter() >= deadline:
+            return None
+        try:
+            viol = ctx.separate(table, X, ROUND_ADD)
+        except LimitError:
+            return None
+        if not viol:
+            return X
+        for key in _pick(viol, ctx.space.values, ROUND_ADD):
+            if key not in seen:
+                seen.add(key)
+                keys.append(key)
+        prog = build(table, U, keys, objective, lower=X)
+        sol = solver.solve(prog.model, ctx.backend, time_limit=max(0.05, deadline - time.perf_counter()), threads=ctx.threads)
+        ctx.solver_time += sol.time_s
+        if sol.values is None:
+            return None
+        X = {t: int(sol.values[prog.n[t]]) for t in range(len(table.types)) if sol.values[prog.n[t]] > 0}
+    return None
+
+
+def lazy(
+    ctx: Context,
+    table: TypeTable,
+    U: list[int],
+    active: list[tuple[int, ...]],
+    objective: Objective,
+    deadline: float,
+    warm: dict[int, int] | None,
+    stage: str,
+    heads_eq: int | None = None,
+    cutoff: int | None = None,
+    repair: bool = False,
+) -> Stage:
+    """Solve, separate, add violated scenarios to `active` (in place), repeat."""
+
+    def value(counts: dict[int, int]) -> int:
+        return sum(objective.coef(table.types[t]) * c for t, c in counts.items())
+
+    def params(v: float | None) -> float | None:
+        return None if v is None else 4 * objective.units(v)
+
+    best = warm
+    best_obj = value(warm) if warm is not None else None
+    bound = -math.inf
+    rounds = 0
+    candidate: dict[int, int] | None = None
+    active_set = set(active)
+    while True:
+        remaining = deadline - time.perf_counter()
+        if remaining <= 0.05:
+            break
+        rounds += 1
+        prog = build(table, U, active, objective, heads_eq, cutoff)
+        start = hint(prog, table, active, best) if best is not None else None
+        ctx.report(stage=stage, round=rounds, scenarios=len(active), bound=params(bound), incumbent=params(best_obj))
+        remaining = deadline - time.perf_counter()
+        sol = solver.solve(prog.model, ctx.backend, time_limit=max(remaining, 0.05), hint=start, threads=ctx.threads)
+        ctx.solver_time += sol.time_s
+        ctx.solves += 1
+        if sol.status == "infeasible":
+            if best is not None and (cutoff is None or best_obj <= cutoff):
+                # nothing beats the incumbent on these scenarios: it is optimal
+                return Stage("optimal", best, best_obj, float(best_obj), rounds)
+            return Stage("infeasible", None, None, math.inf, rounds)
+        if math.isfinite(sol.bound):
+            bound = max(bound, math.ceil(sol.bound - 1e-6))
+        if sol.values is None:
+            break
+        counts = {t: int(sol.values[prog.n[t]]) for t in range(len(table.types)) if sol.values[prog.n[t]] > 0}
+        try:
+            violated = ctx.separate(table, counts)
+        except LimitError:
+            # this candidate cannot be checked: keep the bound, stop with the incumbent
+            ctx.unchecked = True
+            break
+        if not violated:
+            if best_obj is None or sol.objective < best_obj:
+                best, best_obj = counts, sol.objective
+            if sol.status == "optimal":
+                ctx.report(stage=stage, round=rounds, scenarios=len(active), bound=params(bound), incumbent=params(best_obj), done=True)
+                return Stage("optimal", best, best_obj, float(best_obj), rounds)
+            break
+        if sol.status == "optimal":
+            candidate = counts  # the relaxation's optimum: the repair's starting point
+        if sol.status != "optimal":
+            break
+        for key in _pick(violated, ctx.space.values, ROUND_ADD):
+            if key not in active_set:
+                active_set.add(key)
+                active.append(key)
+    if repair and candidate is not None and (best_obj is None or value(candidate) < best_obj) and bound < (best_obj or math.inf):
+        # the time limit stopped the search: repair the last relaxation's optimum into a
+        # covering design (a few small programs, at most REPAIR_GRACE_S past the deadline)
+        ctx.report(stage="repair", round=rounds, scenarios=len(active), bound=params(bound), incumbent=params(best_obj))
+        grace = min(REPAIR_GRACE_S, 0.2 * ctx.time_limit)
+        fixed = _repair(ctx, table, U, candidate, active, objective, max(deadline, time.perf_counter()) + grace)
+        if fixed is not None and (best_obj is None or value(fixed) < best_obj):
+            best, best_obj = fixed, value(fixed)
+    if best is None:
+        return Stage("unknown", None, None, bound, rounds)
+    if best_obj is not None and bound >= best_obj:
+        return Stage("optimal", best, best_obj, float(best_obj), rounds)
+    return Stage("feasible", best, best_obj, bound, rounds)
+

@@ -1,0 +1,103 @@
+"""The optimiser's result and its JSON (`eqattn optimize --json`, POST /api/optimize)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..attention import Design, DesignOrbit, Problem
+from ..reps import Rep
+from .types import TypeTable
+
+
+@dataclass
+class ConstrainedResult:
+    """Is there a covering design with exactly H heads, all of dimension d?"""
+
+    possible: bool | None  # None: the time limit stopped the search
+    design: Design | None
+    status: str  # optimal (cheapest such design) | feasible | infeasible (proven "no") | unknown
+
+    def to_json(self) -> dict | None:
+        if self.design is None:
+            return None
+        return {"status": self.status, **self.design.to_json()}
+
+
+@dataclass
+class OptimizeResult:
+    problem: Problem
+    design: Design
+    design_params: int
+    lower_bound: int
+    status: str  # optimal | feasible
+    time_s: float
+    constrained: ConstrainedResult | None
+    scenarios_total: int  # all scenarios of all clusterings
+    scenarios_checked: int  # scenarios the coverage checker examined for the design
+    scenarios_used: int  # scenarios in the final program
+    rounds: int
+    solver: str
+    solver_time_s: float
+    verified_clusterings: int
+    numeric_rel_error: float | None
+    types: int
+    ties_proven: bool
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def gap(self) -> float:
+        if self.design_params <= 0:
+            return 0.0
+        return max(0.0, (self.design_params - self.lower_bound) / self.design_params)
+
+    @property
+    def heads_total(self) -> int:
+        return self.design.heads
+
+    @property
+    def head_dims(self) -> list[int]:
+        return sorted((o.head_dim for o in self.design.orbits), reverse=True)
+
+    def to_json(self) -> dict:
+        p = self.problem
+        c = self.constrained
+        dj = self.design.to_json()
+        return {
+            "group": p.group.name,
+            "rep": str(p.V),
+            "dim_v": p.dim_v,
+            "heads": p.heads,
+            "head_dim": p.head_dim,
+            "vanilla_params": p.vanilla_params,
+            "design_params": self.design_params,
+            "lower_bound": self.lower_bound,
+            "status": self.status,
+            "gap": round(self.gap, 6),
+            "ratio": self.design_params / p.vanilla_params,
+            "time_s": round(self.time_s, 3),
+            "heads_total": self.heads_total,
+            "max_head_dim": max((o.head_dim for o in self.design.orbits), default=0),
+            "orbits": dj["orbits"],
+            "constrained_vanilla_possible": None if c is None else c.possible,
+            "constrained_vanilla_status": None if c is None else c.status,
+            "constrained_vanilla_design": None if c is None else c.to_json(),
+            "solver": self.solver,
+            "ties_proven": self.ties_proven,
+            "notes": list(self.notes),
+            "scenarios": {"total": self.scenarios_total, "checked": self.scenarios_checked, "in_program": self.scenarios_used},
+            "rounds": self.rounds,
+            "types": self.types,
+            "verified": {"coverage": True, "clusterings": self.verified_clusterings, "numeric_worst_rel_error": self.numeric_rel_error},
+        }
+
+
+
+def to_design(problem: Problem, table: TypeTable, counts: dict[int, int]) -> Design:
+    G = problem.group
+    items = sorted(((table.types[t], c) for t, c in counts.items() if c > 0), key=lambda tc: (-G.subgroup_classes[tc[0].sub].order, tc[0].sub, tc[0].W))
+    orbits = []
+    for t, c in items:
+        K = G.subgroup_classes[t.sub]
+        orbits.extend([DesignOrbit(K, Rep(K, t.W))] * c)
+    return Design(problem, tuple(orbits))
+
