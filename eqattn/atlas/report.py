@@ -67,6 +67,7 @@ def _plots(rows: list[dict[str, Any]], folder: Path) -> list[str]:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker  # noqa: F401 - matplotlib.ticker.* below
 
     plt.rcParams["svg.hashsalt"] = "eqattn-atlas"
     plt.rcParams["svg.fonttype"] = "none"
@@ -87,9 +88,13 @@ def _plots(rows: list[dict[str, Any]], folder: Path) -> list[str]:
     ax1.set_ylabel("P_opt / P_vanilla")
     ax1.set_ylim(-0.03, 1.05)
     ax1.set_title("Optimal / vanilla parameters per group (colour: dim V)", fontsize=9)
-    fig.colorbar(sc, ax=ax1, label="dim V", pad=0.01)
+    plain = matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}")
+    bar = fig.colorbar(sc, ax=ax1, label="dim V", pad=0.01)
+    bar.ax.yaxis.set_major_formatter(plain)
+    bar.ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     ax2.scatter(cs, ys, c=[r["heads"] for r in solved], s=9, cmap="plasma")
     ax2.set_xscale("log", base=2)
+    ax2.xaxis.set_major_formatter(plain)
     ax2.set_xlabel("dim V")
     ax2.set_ylim(-0.03, 1.05)
     ax2.set_title("against dim V (colour: H)", fontsize=9)
