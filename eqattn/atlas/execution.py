@@ -118,23 +118,29 @@ def run_grid(
             if on_result is not None:
                 on_result(problem, row)
 
-        engine = "none (everything was stored)"
+        if not todo:
+            engine = "none (everything was stored)"
+        elif workers == 0 and cluster is None:
+            engine = "this process"
+        else:
+            engine = f"dask scheduler {cluster}" if cluster else f"dask local cluster, {max(1, workers)} processes"
+        finished_ok = False
         try:
-            if todo and workers == 0 and cluster is None:
-                engine = "this process"
+            if todo and engine == "this process":
                 for problem in todo:
                     done(problem, solve(problem))
             elif todo:
-                engine = _run_dask(todo, done, workers, cluster)
+                _run_dask(todo, done, workers, cluster)
+            finished_ok = True
         finally:
             progress.close()
-        summary = RunSummary(str(path), progress.total, progress.skipped, progress.computed, dict(progress.counts),
-                             time.perf_counter() - t0, engine)
-        store.record_run(started, summary.wall_s, engine, summary.total, summary.skipped, summary.computed)
-        return summary
+            wall = time.perf_counter() - t0
+            store.record_run(started, wall, engine if finished_ok else f"{engine} (stopped early)", progress.total,
+                             progress.skipped, progress.computed)
+        return RunSummary(str(path), progress.total, progress.skipped, progress.computed, dict(progress.counts), wall, engine)
 
 
-def _run_dask(todo: list[dict[str, Any]], done: Callable[[dict[str, Any], dict[str, Any]], None], workers: int, cluster: str | None) -> str:
+def _run_dask(todo: list[dict[str, Any]], done: Callable[[dict[str, Any], dict[str, Any]], None], workers: int, cluster: str | None) -> None:
     """Submit every problem to a Dask scheduler and store the results as they complete."""
     require_dask()
     import logging
@@ -148,14 +154,12 @@ def _run_dask(todo: list[dict[str, Any]], done: Callable[[dict[str, Any], dict[s
                 client = Client(cluster, timeout="20s")
             except (OSError, TimeoutError, ValueError) as e:
                 raise InputError("cluster", f"cannot reach the Dask scheduler at {cluster!r}: {e}") from None
-            engine = f"dask scheduler {cluster}"
         else:
             local = LocalCluster(
                 n_workers=max(1, workers), threads_per_worker=1, processes=True, dashboard_address=":0",
                 silence_logs=logging.ERROR,
             )
             client = Client(local)
-            engine = f"dask local cluster, {max(1, workers)} processes"
     except BaseException:
         if local is not None:
             local.close()
@@ -181,4 +185,3 @@ def _run_dask(todo: list[dict[str, Any]], done: Callable[[dict[str, Any], dict[s
         client.close()
         if local is not None:
             local.close()
-    return engine
