@@ -123,7 +123,7 @@ def run_grid(
         elif workers == 0 and cluster is None:
             engine = "this process"
         else:
-            engine = f"dask scheduler {cluster}" if cluster else f"dask local cluster, {max(1, workers)} processes"
+            engine = f"dask scheduler {cluster}" if cluster else f"dask local cluster, {max(1, workers)} process{'es' if max(1, workers) > 1 else ''}"
         finished_ok = False
         try:
             if todo and engine == "this process":
