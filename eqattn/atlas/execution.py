@@ -34,6 +34,7 @@ from .store import Store
 STORE_NAME = "atlas.sqlite"
 MAX_WORKERS = 256
 RETRY_STATUSES = ("feasible", "refused", "error")
+CONNECT_TIMEOUT = "10s"  # to reach a --cluster scheduler
 OnResult = Callable[[dict[str, Any], dict[str, Any]], None]
 
 
@@ -151,7 +152,7 @@ def _run_dask(todo: list[dict[str, Any]], done: Callable[[dict[str, Any], dict[s
     try:
         if cluster is not None:
             try:
-                client = Client(cluster, timeout="20s")
+                client = Client(cluster, timeout=CONNECT_TIMEOUT)
             except (OSError, TimeoutError, ValueError) as e:
                 raise InputError("cluster", f"cannot reach the Dask scheduler at {cluster!r}: {e}") from None
         else:

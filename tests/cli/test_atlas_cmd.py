@@ -43,7 +43,8 @@ def test_time_limit_option_makes_new_problems(capsys, tmp_path):
     assert data["computed"] == 1 and data["skipped"] == 0 and data["export"].endswith("atlas.parquet")
 
 
-def test_bad_input_is_one_line(capsys, tmp_path):
+def test_bad_input_is_one_line(capsys, tmp_path, monkeypatch):
+    monkeypatch.setattr("eqattn.atlas.execution.CONNECT_TIMEOUT", "2s")
     for argv, field in (
         (["atlas", str(tmp_path / "none.toml")], "error: grid: cannot read"),
         (["atlas", SMALL, "--workers", "-1", "--out", str(tmp_path)], "error: workers:"),
