@@ -83,7 +83,7 @@ def _plots(rows: list[dict[str, Any]], folder: Path) -> list[str]:
     xs = [gi[r["label"]] + ((hash((r["heads"], r["head_dim"])) % 7) - 3) * 0.05 for r in solved]
     ys = [r["p_opt"] / r["p_vanilla"] for r in solved]
     cs = [r["dim_v"] for r in solved]
-    sc = ax1.scatter(xs, ys, c=cs, s=9, cmap="viridis", norm=matplotlib.colors.LogNorm(vmin=max(1, min(cs, default=1)), vmax=max(2, max(cs, default=2))))
+    sc = ax1.scatter(xs, ys, c=cs, s=9, cmap="viridis", rasterized=True, norm=matplotlib.colors.LogNorm(vmin=max(1, min(cs, default=1)), vmax=max(2, max(cs, default=2))))
     ax1.set_xticks(range(len(groups)), groups, rotation=90, fontsize=7)
     ax1.set_ylabel("P_opt / P_vanilla")
     ax1.set_ylim(-0.03, 1.05)
@@ -92,7 +92,7 @@ def _plots(rows: list[dict[str, Any]], folder: Path) -> list[str]:
     bar = fig.colorbar(sc, ax=ax1, label="dim V", pad=0.01)
     bar.ax.yaxis.set_major_formatter(plain)
     bar.ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-    ax2.scatter(cs, ys, c=[r["heads"] for r in solved], s=9, cmap="plasma")
+    ax2.scatter(cs, ys, c=[r["heads"] for r in solved], s=9, cmap="plasma", rasterized=True)
     ax2.set_xscale("log", base=2)
     ax2.xaxis.set_major_formatter(plain)
     ax2.set_xlabel("dim V")
@@ -128,7 +128,7 @@ def _plots(rows: list[dict[str, Any]], folder: Path) -> list[str]:
     for st, col in colours.items():
         rs = [r for r in rows if r["status"] == st]
         if rs:
-            ax.scatter([gi[r["label"]] for r in rs], [max(r["time_s"], 1e-3) for r in rs], s=7, color=col,
+            ax.scatter([gi[r["label"]] for r in rs], [max(r["time_s"], 1e-3) for r in rs], s=7, color=col, rasterized=True,
                        label={"feasible": "time-limited"}.get(st, st))
     limits = sorted({r["time_limit"] for r in rows})
     for tl in limits:
