@@ -10,6 +10,7 @@ import sys
 from typing import Callable, NoReturn
 
 from ..errors import InputError
+from .atlas_cmd import add_parser as add_atlas
 from .optimize_cmd import add_parser as add_optimize
 
 MAX_PORT = 65535
@@ -199,6 +200,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     from .serve import serve
 
+    if args.atlas:  # the store GET /api/atlas and /static/atlas.html show
+        import os
+
+        os.environ["EQATTN_ATLAS"] = args.atlas
     serve(args.host, args.port, allow_hosts=tuple(args.allow_host))
     return 0
 
@@ -245,9 +250,11 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help="a further Host header the server answers (default: localhost names only; repeat)",
     )
+    s.add_argument("--atlas", default=None, metavar="STORE", help="an atlas store (DIR/atlas.sqlite) for the atlas view")
     s.set_defaults(func=cmd_serve)
 
     add_optimize(sub)
+    add_atlas(sub)
     return p
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from . import catalog, clusterings, designs, groups, inspect, optimize, page
+from . import atlas, catalog, clusterings, designs, groups, inspect, optimize, page
 
 ROUTERS: list[APIRouter] = [
     catalog.router,
@@ -18,5 +18,6 @@ ROUTERS: list[APIRouter] = [
     designs.router,
     optimize.router,
     inspect.router,  # subgroup inspector, character table, witnesses, verify (issue 12)
+    atlas.router,  # GET /api/atlas for static/atlas.html (issue 14)
     page.router,
 ]
