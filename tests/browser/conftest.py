@@ -49,7 +49,7 @@ def live_server():
 @pytest.fixture(scope="session")
 def browser():
     if not os.path.exists(CHROMIUM):
-        pytest.skip(f"{CHROMIUM} missing: run `make browser` (apt-get install chromium)")
+        pytest.fail(f"{CHROMIUM} missing: run `make browser` (apt-get install chromium); browser tests are never skipped")
     from playwright.sync_api import sync_playwright
 
     pw = sync_playwright().start()

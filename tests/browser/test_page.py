@@ -6,14 +6,11 @@ Screenshots of the main views go to artifacts/screenshots/ (git-ignored), at 128
 from __future__ import annotations
 
 import json
-import os
 import re
 
 import pytest
 
 pytestmark = pytest.mark.browser
-FAKE = os.environ.get("EQATTN_API_BACKEND", "real") == "fake"
-needs_core = pytest.mark.skipif(FAKE, reason="needs the real core (EQATTN_API_BACKEND=fake)")
 
 
 def expect(locator):
@@ -43,7 +40,6 @@ def counts(page) -> tuple[str, str, str]:
 
 
 # ------------------------------------------------------------------------------ (1)
-@needs_core
 def test_regular_orbit_strategy_on_d3(page, shot):
     open_page(page)
     page.get_by_label("Group G").select_option("D3")
@@ -107,7 +103,6 @@ def test_spec_example_2_design_c2_b(page, shot):
 
 
 # ------------------------------------------------------------------------------ (3)
-@needs_core
 def test_uncovered_clustering_shows_its_counterexample(page, shot):
     # SPEC §6 example 3: G = C2, V = A + B, H = d = 1; [(C2, A), (C2, B)] does not cover
     open_page(page)
@@ -168,15 +163,15 @@ def test_bad_input_shows_an_inline_error(page, shot):
     expect(page.locator("#heads-error")).to_be_empty()
     expect(page.locator("#vanilla-params")).to_have_text("16")
 
-    if not FAKE:  # custom group by permutation generators
-        page.get_by_label("Group G").select_option(label="Custom: permutation generators…")
-        page.get_by_label("Generators").fill("(1,2,x)")
-        page.get_by_role("button", name="Use", exact=True).click()
-        expect(page.locator("#group-error")).to_contain_text("not a point")
-        page.get_by_label("Generators").fill("(1,2,3),(1,2)")
-        page.get_by_label("Generators").press("Enter")
-        expect(page.locator("#group-info")).to_contain_text("order 6")
-        expect(page.locator("#group-error")).to_be_empty()
+    # custom group by permutation generators
+    page.get_by_label("Group G").select_option(label="Custom: permutation generators…")
+    page.get_by_label("Generators").fill("(1,2,x)")
+    page.get_by_role("button", name="Use", exact=True).click()
+    expect(page.locator("#group-error")).to_contain_text("not a point")
+    page.get_by_label("Generators").fill("(1,2,3),(1,2)")
+    page.get_by_label("Generators").press("Enter")
+    expect(page.locator("#group-info")).to_contain_text("order 6")
+    expect(page.locator("#group-error")).to_be_empty()
 
 
 # ------------------------------------------------------------------------------ (5)
@@ -263,7 +258,6 @@ def test_long_computation_shows_progress_and_can_be_cancelled(page):
     expect(page.locator("#coverage-summary")).to_have_text("3 of 3 covered")
 
 
-@needs_core
 def test_many_clusterings_scroll_count_and_filter(page, shot):
     open_page(page, "g=C6&v=E1&h=6&d=1")
     page.get_by_role("button", name="List clusterings").click()
@@ -287,7 +281,6 @@ def test_many_clusterings_scroll_count_and_filter(page, shot):
 
 
 # ------------------------------------------------------------------------------ optimiser
-@needs_core
 def test_find_optimal_design_loads_a_proven_optimum(page, shot):
     open_page(page)  # SPEC §6 example 2: C4, V = E1, H = 2, d = 1
     button = page.get_by_role("button", name="Find optimal design")
