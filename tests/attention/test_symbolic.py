@@ -20,7 +20,7 @@ from eqattn.groups.catalog import get_group
 from eqattn.numeric import verify_design
 from eqattn.reps import Rep, irreps_of
 
-ATLAS = Path(__file__).resolve().parents[2] / "docs" / "atlas.csv"
+ATLAS = Path(__file__).resolve().parents[2] / "tests" / "data" / "atlas_reference.csv"
 
 
 # ----- independent checks of what the engine returns ------------------------------------------

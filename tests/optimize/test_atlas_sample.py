@@ -20,7 +20,7 @@ assert _spec is not None and _spec.loader is not None
 atlas_check = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(atlas_check)
 
-SAMPLE = atlas_check.sample_rows(atlas_check.load_rows(ROOT / "docs" / "atlas.csv"), 200)
+SAMPLE = atlas_check.sample_rows(atlas_check.load_rows(atlas_check.ATLAS), 200)
 
 
 def test_sample_is_stratified():
