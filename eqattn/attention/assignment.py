@@ -89,18 +89,7 @@ class AssignmentSearch:
         LimitError when the search runs past its step budget."""
         # the memo is keyed by the sorted demand values, so solve in that order and map the
         # plan back to the caller's order (a plan is positional: one entry per demand)
-        values = [d.value() for d in demands]
-        order = sorted(range(len(demands)), key=lambda j: values[j])
-        key = tuple(values[j] for j in order)
-        if key not in self._memo:
-            self._memo[key] = self.solve_with([demands[j] for j in order], self.counts)
-        res = self._memo[key]
-        if res is None:
-            return None
-        out: list = [()] * len(demands)
-        for pos, j in enumerate(order):
-            out[j] = res[pos]
-        return tuple(out)
+        return in_value_order(demands, self._memo, lambda ds: self.solve_with(ds, self.counts))
 
     def solve_with(self, demands: Sequence[Demand], counts: dict[int, int]) -> Plan | None:
         """`solve` for other counts of the same types (not memoised)."""
@@ -219,3 +208,26 @@ class AssignmentSearch:
                 hosts.append(Host(inst, a, supply(t, a, d)))
             out.append(Assignment(d, tuple(hosts)))
         return tuple(out)
+
+
+def in_value_order(
+    demands: Sequence[Demand], memo: dict, solve_sorted: Callable[[list[Demand]], tuple | None]
+) -> tuple | None:
+    """`solve_sorted` on the demands sorted by value, memoised per sorted value tuple (the
+    multiset of demand values), answered positionally in the caller's order; None stays None.
+
+    >>> in_value_order([], {}, lambda ds: ())
+    ()
+    """
+    values = [d.value() for d in demands]
+    order = sorted(range(len(demands)), key=lambda j: values[j])
+    key = tuple(values[j] for j in order)
+    if key not in memo:
+        memo[key] = solve_sorted([demands[j] for j in order])
+    res = memo[key]
+    if res is None:
+        return None
+    out: list = [()] * len(demands)
+    for pos, j in enumerate(order):
+        out[j] = res[pos]
+    return tuple(out)

@@ -35,7 +35,7 @@ import numpy as np
 from ..errors import LimitError
 from ..reps import Rep, irreps_of, zero
 from .clusterings import Clustering, clusterings
-from .assignment import Demand
+from .assignment import Demand, in_value_order
 from .coverage import DesignSearch, ScenarioResult, Verdict, check_scenario, demands_of, register_symbolic
 from .demands import Block, DemandSpace
 from .design import Design
@@ -467,18 +467,7 @@ class SymbolicChecker:
         return self._mins[key]
 
     def _plan(self, demands: tuple[Demand, ...]) -> tuple | None:
-        values = [d.value() for d in demands]
-        order = sorted(range(len(demands)), key=lambda j: values[j])
-        key = tuple(values[j] for j in order)
-        if key not in self._plans:
-            self._plans[key] = self._plan_sorted([demands[j] for j in order])
-        res = self._plans[key]
-        if res is None:
-            return None
-        out: list = [()] * len(demands)
-        for pos, j in enumerate(order):
-            out[j] = res[pos]
-        return tuple(out)
+        return in_value_order(demands, self._plans, self._plan_sorted)
 
     def _plan_sorted(self, demands: list[Demand]) -> tuple | None:
         mins = [self._minimal_multisets(d) for d in demands]

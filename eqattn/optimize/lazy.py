@@ -39,15 +39,19 @@ class Stage:
 
 
 class Context:
-    def __init__(self, problem: Problem, backend: str, progress: Progress | None, threads: int | None) -> None:
+    def __init__(
+        self, problem: Problem, backend: str, progress: Progress | None, threads: int | None, enumerate_space: bool = True
+    ) -> None:
+        """`enumerate_space=False`: no scenario space (the symbolic search's work and time accounting only)."""
         self.problem = problem
         self.backend = backend
         self.progress = progress
         self.threads = threads
         self.t0 = time.perf_counter()
-        self.space = ScenarioSpace(problem)
+        if enumerate_space:
+            self.space = ScenarioSpace(problem)
         self.h = hosting(problem)
-        self.raw_scenarios = self.space.raw_count()
+        self.raw_scenarios = self.space.raw_count() if enumerate_space else 0
         self.solver_time = 0.0
         self.separation_time = 0.0
         self.solves = 0

@@ -75,22 +75,7 @@ class SearchContext(Context):
     """`Context` without the enumerated scenario space (work and time accounting only)."""
 
     def __init__(self, problem: Problem, backend: str, progress: Progress | None, threads: int | None) -> None:  # noqa: D107
-        self.problem = problem
-        self.backend = backend
-        self.progress = progress
-        self.threads = threads
-        self.t0 = time.perf_counter()
-        self.h = hosting(problem)
-        self.raw_scenarios = 0
-        self.solver_time = 0.0
-        self.separation_time = 0.0
-        self.solves = 0
-        self.checked = 0
-        self.work_limit = None
-        self.work = 0
-        self.time_limit = math.inf
-        self.hard_end = math.inf
-        self.unchecked = False
+        super().__init__(problem, backend, progress, threads, enumerate_space=False)
 
 
 @dataclass
