@@ -59,9 +59,9 @@ def browser():
     pw.stop()
 
 
-@pytest.fixture()
-def page(browser, live_server):
-    ctx = browser.new_context(viewport=VIEWPORT, base_url=live_server)
+def _context_page(browser, live_server, **context):  # noqa: ANN001, ANN003
+    """A fresh page in its own context; after use, fails the test on any JavaScript error."""
+    ctx = browser.new_context(base_url=live_server, **context)
     p = ctx.new_page()
     p.set_default_timeout(15000)
     errors: list[str] = []
@@ -69,6 +69,19 @@ def page(browser, live_server):
     yield p
     ctx.close()
     assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+@pytest.fixture()
+def page(browser, live_server):
+    yield from _context_page(browser, live_server, viewport=VIEWPORT)
+
+
+@pytest.fixture()
+def phone(browser, live_server):
+    """A phone-sized touch page (390x844), as in issue 12's narrow-screen checks."""
+    yield from _context_page(
+        browser, live_server, viewport={"width": 390, "height": 844}, device_scale_factor=1, is_mobile=True, has_touch=True
+    )
 
 
 @pytest.fixture(scope="session")

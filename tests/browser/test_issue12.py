@@ -18,21 +18,8 @@ import pytest
 from test_page import add_orbit, expect, open_page
 
 pytestmark = pytest.mark.browser
-PHONE = {"width": 390, "height": 844}
 WARN_RGB = "rgb(179, 89, 0)"  # --warn: the colour of an unproven optimum
 GOOD_RGB = "rgb(26, 127, 55)"  # --good: success green, for proven results only
-
-
-@pytest.fixture()
-def phone(browser, live_server):
-    ctx = browser.new_context(viewport=PHONE, base_url=live_server, device_scale_factor=1, is_mobile=True, has_touch=True)
-    p = ctx.new_page()
-    p.set_default_timeout(15000)
-    errors: list[str] = []
-    p.on("pageerror", lambda e: errors.append(str(e)))
-    yield p
-    ctx.close()
-    assert not errors, f"JavaScript errors on the page: {errors}"
 
 
 def no_sideways_scroll(page) -> None:
