@@ -27,7 +27,7 @@ of `coverage.ScenarioResult`.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import combinations_with_replacement, product
 
 import numpy as np
@@ -35,7 +35,7 @@ import numpy as np
 from ..errors import LimitError
 from ..reps import Rep, irreps_of, zero
 from .clusterings import Clustering, clusterings
-from .assignment import Demand, in_value_order
+from .assignment import Assignment, Demand, Host, in_value_order
 from .coverage import DesignSearch, ScenarioResult, Verdict, check_scenario, demands_of, register_symbolic
 from .demands import Block, DemandSpace
 from .design import Design
@@ -56,14 +56,18 @@ class Pattern:
 
     option: Option
     meets: tuple[bool, ...]
+    demand: int = -1  # the interned demand value (`SymbolicChecker.demand_id`); -1: D = 0
 
 
 @dataclass(frozen=True)
 class PoolPattern:
-    """A minimal pattern of the zero pool: one concrete zero option per zero orbit."""
+    """A minimal pattern of the zero pool: one concrete zero option per zero orbit, in the
+    sorted order of the zero orbits, and their pooled demand D0 = min(Σ D, V)."""
 
     options: tuple[Option, ...]
     meets: tuple[bool, ...]
+    D: Rep | None = None
+    demand: int = -1  # the interned demand value of D0; -1: D0 = 0
 
 
 def _minimal(items: list, key) -> list:  # noqa: ANN001
@@ -106,6 +110,18 @@ class SymbolicChecker:
         self._defeat_memo: dict[tuple, tuple] = {}
         self._hostclass: dict[int, dict] = {}
         self._zero: dict[int, bool] = {}
+        # interned demand values (small ints): the per-clustering path hashes only these
+        self._demand_ids: dict[tuple, int] = {}
+        self._demand_of: list[Demand] = []  # a template per id (orbits = ())
+        self._mins_of: list[list[tuple[int, ...]]] = []  # minimal multisets y per id
+        self._feasible: dict[tuple[int, ...], tuple | None] = {}  # sorted ids -> y per id, or None
+        self._shortfalls: dict[tuple[int, ...], list] = {}
+        self._supplies: dict[tuple[int, int], dict[int, Rep]] = {}
+        self.counts = tuple(self.search.search.counts.get(t, 0) for t in range(len(self.ms[-1])))
+        # one orbit type: B is a chain, each demand has at most one minimal multiset (k,), and a
+        # scenario has an assignment iff every demand has one and the k's sum to at most c (C3)
+        self.single_type = len(self.counts) == 1
+        self.fast = True  # False: every abstract scenario through `check_scenario` (the general path)
 
     # ----- orbit classification ---------------------------------------------------------
     def is_zero_orbit(self, orbit: tuple[int, int]) -> bool:
@@ -342,8 +358,26 @@ class SymbolicChecker:
     def patterns(self, orbit: tuple[int, int]) -> list[Pattern]:
         """The minimal patterns of a non-zero orbit, each with a concrete option."""
         if orbit not in self._patterns:
-            self._patterns[orbit] = self._compute_patterns(orbit)
+            self._patterns[orbit] = [
+                replace(p, demand=self.demand_id(Demand(p.option.kbar, p.option.P, p.option.D, (), False)))
+                for p in self._compute_patterns(orbit)
+            ]
         return self._patterns[orbit]
+
+    def demand_id(self, d: Demand) -> int:
+        """A small int per demand value (-1 for D = 0), with its minimal multisets."""
+        if d.D.is_zero():
+            return -1
+        key = d.value()
+        k = self._demand_ids.get(key)
+        if k is None:
+            k = self._demand_ids[key] = len(self._demand_of)
+            self._demand_of.append(d)
+            mins = self._minimal_multisets(d)
+            if self.single_type:
+                assert len(mins) <= 1, "patterns of one orbit type form a chain"
+            self._mins_of.append(mins)
+        return k
 
     def _meets(self, kb: int, P: Rep, D: Rep) -> tuple[bool, ...]:
         if D.is_zero():
@@ -387,10 +421,13 @@ class SymbolicChecker:
                     b = _extend(self.problem.restrict(K), b_raw, orbit[1] * self.problem.head_dim)
                     D = self.table.demand(K, b, self.top.id, 0)
                     opts.append(Option(orbit, zero(K), b, self.top.id, 0, P0, D))
-                    total += np.asarray(b.mults) @ self.table._induced_irreps(K, self.top.id, 0)
+                    total += np.asarray(D.mults)  # D0 as coverage.demands_of pools it
                 D0 = Rep(self.top, tuple(int(x) for x in np.minimum(total, self.problem.V.mults)))
-                cands.append(PoolPattern(tuple(opts), self._meets(self.top.id, P0, D0)))
-            self._pool[key] = _minimal(cands, key=lambda p: p.meets)
+                cands.append(PoolPattern(tuple(opts), self._meets(self.top.id, P0, D0), D0))
+            self._pool[key] = [
+                replace(pp, demand=self.demand_id(Demand(self.top.id, P0, pp.D, (), True)))
+                for pp in _minimal(cands, key=lambda p: p.meets)
+            ]
         return self._pool[key]
 
     # ----- clusterings -------------------------------------------------------------------
@@ -434,6 +471,32 @@ class SymbolicChecker:
         n = self.scenario_count(c)
         if n > MAX_ABSTRACT_SCENARIOS:
             raise LimitError("heads", f"clustering {c.id} has {n} abstract scenarios; at most {MAX_ABSTRACT_SCENARIOS}")
+        if not self.fast:
+            return self.check_clustering_general(c)
+        pools, per_type, zero_orbits = self._abstract(c)
+        nz_pos, zero_pos = self._positions(c)
+        witnesses = []
+        for pool in pools:
+            for combo in product(*per_type):
+                pats = [p for group in combo for p in group]
+                ids = [p.demand for p in pats if p.demand >= 0]
+                if pool is not None and pool.demand >= 0:
+                    ids.append(pool.demand)
+                key = tuple(sorted(ids))
+                ys = self._feasible.get(key, False)
+                if ys is False:
+                    ys = self._feasible[key] = self._feasible_sorted(key)
+                r = self._result(pats, pool, nz_pos, zero_pos, key, ys)
+                if ys is None:
+                    return Verdict(c, False, (), r, n)
+                witnesses.append(r)
+        return Verdict(c, True, tuple(witnesses), None, n)
+
+    def check_clustering_general(self, c: Clustering) -> Verdict:
+        """`check_clustering` with every abstract scenario as concrete options through
+        `check_scenario` (demands rebuilt, pattern plan, reference search when it fails): the
+        route the per-clustering path (interned demands, memoised feasibility) is tested against."""
+        n = self.scenario_count(c)
         witnesses = []
         for opts in self._scenarios(c):
             r = self.check_scenario(opts)
@@ -441,6 +504,91 @@ class SymbolicChecker:
                 return Verdict(c, False, (), r, n)
             witnesses.append(r)
         return Verdict(c, True, tuple(witnesses), None, n)
+
+    def _positions(self, c: Clustering) -> tuple[list[int], list[int]]:
+        """Positions in c.expanded() of the non-zero orbits (in order) and, for the k-th
+        option of a pool pattern (sorted zero orbits), the position of its zero orbit."""
+        key = ("positions", c.orbits)
+        hit = self._pool.get(key)
+        if hit is None:
+            exp = c.expanded()
+            nz = [j for j, o in enumerate(exp) if not self.is_zero_orbit(o)]
+            zs = [j for j, o in enumerate(exp) if self.is_zero_orbit(o)]
+            order = sorted(zs, key=lambda j: exp[j])  # stable: equal orbits keep their order
+            hit = self._pool[key] = (nz, order)  # type: ignore[assignment]
+        return hit  # type: ignore[return-value]
+
+    def _feasible_sorted(self, ids: tuple[int, ...]) -> tuple | None:
+        """Per demand id (sorted), a minimal multiset y_j with Σ y_j ≤ c (Lemma 3), or None."""
+        mins = [self._mins_of[k] for k in ids]
+        if any(not m for m in mins):
+            return None
+        if self.single_type:  # one minimal multiset each: decided by the counts
+            ys = tuple(m[0] for m in mins)
+            return ys if sum(y[0] for y in ys) <= self.counts[0] else None
+        return self._choose(mins)
+
+    def _result(self, pats: list[Pattern], pool: PoolPattern | None, nz_pos: list[int], zero_pos: list[int],
+                key: tuple[int, ...], ys: tuple | None) -> ScenarioResult:
+        """The scenario's concrete options and demands (as `coverage.demands_of` orders them),
+        with the assignment of the plan `ys` (or, when None, the best attempt's shortfall)."""
+        opts: list = [None] * (len(nz_pos) + len(zero_pos))
+        demands = []
+        ids = []
+        for j, p in zip(nz_pos, pats):
+            o = p.option
+            opts[j] = o
+            if p.demand >= 0:
+                demands.append(Demand(o.kbar, o.P, o.D, (j,), False))
+                ids.append(p.demand)
+        if pool is not None:
+            for j, o in zip(zero_pos, pool.options):
+                opts[j] = o
+            if pool.demand >= 0:
+                demands.append(Demand(self.top.id, pool.options[0].P, pool.D, tuple(sorted(zero_pos)), True))
+                ids.append(pool.demand)
+        order = sorted(range(len(ids)), key=lambda i: ids[i])  # the positions of `key`
+        if ys is not None:
+            plan: list = [()] * len(ids)
+            for pos, i in enumerate(order):
+                plan[i] = self._single_plan(key[pos], ys[pos])
+            return ScenarioResult(tuple(opts), tuple(demands), self._witness(demands, plan))
+        missing = self._shortfalls.get(key)
+        if missing is None:
+            missing = self._shortfalls[key] = self.search.search.best_attempt([self._demand_of[k] for k in key])
+        short = []
+        for pos, i in sorted(enumerate(order), key=lambda t: t[1]):
+            m = missing[pos]
+            if (np.asarray(m) > 0).any():
+                short.append((demands[i], Rep(demands[i].D.sub, tuple(int(x) for x in m))))
+        return ScenarioResult(tuple(opts), tuple(demands), None, tuple(short))
+
+    def _single_plan(self, k: int, y: tuple[int, ...]) -> tuple:
+        """The double cosets meeting demand id k with the orbits of multiset y."""
+        d = self._demand_of[k]
+        key = (k, y)
+        if key not in self._single:
+            sub = self.search.search.solve_with([d], {t: q for t, q in enumerate(y) if q})
+            if sub is None:
+                raise AssertionError("a multiset in the pattern cannot meet its demand")
+            self._single[key] = sub[0]
+        return self._single[key]
+
+    def _witness(self, demands: list[Demand], plan: list) -> tuple[Assignment, ...]:
+        """`DesignSearch.witness` with the supplies looked up once per (type, K̄_0)."""
+        used = [0] * len(self.search.instances)
+        out = []
+        for d, picks in zip(demands, plan):
+            hosts = []
+            for t, a in picks:
+                s = self._supplies.get((t, d.kbar))
+                if s is None:
+                    o = self.search.type_orbit[t]
+                    s = self._supplies[(t, d.kbar)] = self.h.supply(o.sub.id, o.W, d.kbar)
+                hosts.append(Host(self.search.instances[t][used[t]], a, s[a]))
+                used[t] += 1
+            out.append(Assignment(d, tuple(hosts)))
+        return tuple(out)
 
     def check_scenario(self, opts: tuple[Option, ...]) -> ScenarioResult:
         """Assignment by patterns (Lemma 6: an assignment exists iff the demands get disjoint
@@ -470,13 +618,20 @@ class SymbolicChecker:
         return in_value_order(demands, self._plans, self._plan_sorted)
 
     def _plan_sorted(self, demands: list[Demand]) -> tuple | None:
-        mins = [self._minimal_multisets(d) for d in demands]
+        chosen = self._choose([self._minimal_multisets(d) for d in demands])
+        if chosen is None:
+            return None
+        return tuple(self._single_plan(self.demand_id(d), y) for d, y in zip(demands, chosen))
+
+    def _choose(self, mins: list[list[tuple[int, ...]]]) -> tuple | None:
+        """A minimal multiset per demand (from its list) with Σ y_j ≤ c (Lemma 3), or None:
+        depth first, fewest choices first, failed (position, counts left) memoised."""
         if any(not m for m in mins):
             return None
-        counts = tuple(self.search.search.counts.get(t, 0) for t in range(len(self.ms[-1])))
-        seq = sorted(range(len(demands)), key=lambda j: len(mins[j]))
+        counts = self.counts
+        seq = sorted(range(len(mins)), key=lambda j: len(mins[j]))
         failed: set = set()
-        chosen: list[tuple[int, ...]] = [()] * len(demands)
+        chosen: list[tuple[int, ...]] = [()] * len(mins)
         steps = [0]
 
         def dfs(pos: int, left: tuple[int, ...]) -> bool:
@@ -496,18 +651,7 @@ class SymbolicChecker:
             failed.add((pos, left))
             return False
 
-        if not dfs(0, counts):
-            return None
-        plan = []
-        for d, y in zip(demands, chosen):
-            key = (d.value(), y)
-            if key not in self._single:
-                sub = self.search.search.solve_with([d], {t: k for t, k in enumerate(y) if k})
-                if sub is None:
-                    raise AssertionError("a multiset in the pattern cannot meet its demand")
-                self._single[key] = sub[0]
-            plan.append(self._single[key])
-        return tuple(plan)
+        return tuple(chosen) if dfs(0, counts) else None
 
     def first_uncovered(self, c: Clustering) -> ScenarioResult | None:
         v = self.check_clustering(c)

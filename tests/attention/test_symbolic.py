@@ -262,3 +262,73 @@ def test_random_covered_verdicts_confirmed_by_weights(pd) -> None:  # noqa: ANN0
     report = verify_design(p, design, verdicts=verdicts)
     assert report.clusterings == sum(v.covered for v in verdicts)
     assert report.worst_rel_error < 1e-8
+
+
+# ----- the per-clustering path against the general one ---------------------------------------------
+@st.composite
+def medium_problem_and_design(draw):  # noqa: ANN001, ANN201
+    """Problems past the atlas sizes; designs of one orbit type (the chain fast path: several
+    copies of one (K', W), or the regular design with up to two orbits removed, which sits on
+    the boundary Σ k_j = c) or of several types. V of 2-dimensional irreps with d = 1 gives
+    zero pools of several orbit types."""
+    G = get_group(draw(st.sampled_from(["C2", "C4", "C2xC2", "D3", "D4", "Q8"])))
+    top = G.subgroup_classes[-1]
+    ir = irreps_of(top)
+    big = [i for i in range(len(ir)) if ir.dims[i] >= 2]
+    if big and draw(st.booleans()):
+        mults = tuple(draw(st.integers(1, 3)) if i in big else 0 for i in range(len(ir)))
+        d = 1
+    else:
+        mults = tuple(draw(st.integers(0, 3)) for _ in range(len(ir)))
+        if not any(mults):
+            mults = (2,) + mults[1:]
+        d = draw(st.integers(1, 6))
+    p = Problem(G, Rep(top, mults), draw(st.integers(2, 6)), d)
+    kind = draw(st.sampled_from(["copies", "regular", "mixed"]))
+    if kind == "regular":
+        reg = Design.regular(p).orbits
+        return p, Design(p, reg[: len(reg) - draw(st.integers(0, 2))])
+
+    def orbit() -> DesignOrbit | None:
+        K = draw(st.sampled_from(G.subgroup_classes))
+        W = tuple(draw(st.integers(0, m)) for m in p.restrict(K).mults)
+        return DesignOrbit(K, Rep(K, W)) if any(W) else None
+
+    if kind == "copies":
+        o = orbit()
+        return p, Design(p, (o,) * draw(st.integers(1, p.heads)) if o else ())
+    orbits = [o for o in (orbit() for _ in range(draw(st.integers(2, 4)))) if o]
+    return p, Design(p, tuple(orbits))
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(medium_problem_and_design())
+def test_per_clustering_path_matches_general_path(pd) -> None:  # noqa: ANN001
+    """`check_clustering` (interned demands, memoised feasibility, the one-type count test)
+    gives the verdicts, scenarios and demands of `check_clustering_general` (demands rebuilt
+    per scenario, pattern plan, reference search), valid witnesses, and counterexamples the
+    reference assignment search confirms."""
+    p, design = pd
+    try:
+        fast = SymbolicChecker(p, design)
+        general = SymbolicChecker(p, design)
+        general.fast = False
+        cl = clusterings(p)
+        mine = [fast.check_clustering(c) for c in cl]
+        ref = [general.check_clustering(c) for c in cl]
+    except LimitError:
+        return
+    assert fast.single_type == (len({o.key() for o in design.orbits}) == 1)
+    for v, w in zip(mine, ref):
+        assert (v.covered, v.scenarios) == (w.covered, w.scenarios)
+        for r in v.witnesses + ((v.counterexample,) if v.counterexample else ()):
+            assert [o.orbit for o in r.options] == v.clustering.expanded()
+        if v.covered:
+            assert [(r.options, r.demands) for r in v.witnesses] == [(r.options, r.demands) for r in w.witnesses]
+            for r in v.witnesses:
+                assert_valid_witness(p, design, r)
+        else:
+            ce = v.counterexample
+            assert (ce.options, ce.demands) == (w.counterexample.options, w.counterexample.demands)
+            assert ce.shortfall and all(d in ce.demands for d, _ in ce.shortfall)
+            assert not check_scenario(p, design, ce.options).ok
