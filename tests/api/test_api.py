@@ -204,7 +204,7 @@ def test_coverage_example_3_counterexample(client):
     assert client.post("/api/coverage", json=body).json()["covered"] == 1
 
 
-@pytest.mark.parametrize("problem", [("C2^3", "regular", 12, 1), ("C4", "E1", 65, 1)])
+@pytest.mark.parametrize("problem", [("D4h", "regular", 16, 1), ("D4h", "regular", 64, 1), ("C4", "E1", 65, 1)])
 def test_too_large_problems_are_422_not_500(client, problem):
     body = dict(zip(("group", "rep", "heads", "head_dim"), problem))
     for path in ("/api/clusterings", "/api/coverage"):

@@ -101,3 +101,42 @@ def test_verdicts_confirmed_numerically(p, data):
             assert ce.options in set(scenarios(p, v.clustering))
             assert not check_scenario(p, d, ce.options).ok
             assert ce.shortfall
+
+
+def _partitions(n: int) -> list[int]:
+    """p(0..n) by Euler's pentagonal number recurrence (independent of the knapsack count)."""
+    p = [1] + [0] * n
+    for m in range(1, n + 1):
+        k, total = 1, 0
+        while k * (3 * k - 1) // 2 <= m:
+            sign = 1 if k % 2 else -1
+            total += sign * p[m - k * (3 * k - 1) // 2]
+            if k * (3 * k + 1) // 2 <= m:
+                total += sign * p[m - k * (3 * k + 1) // 2]
+            k += 1
+        p[m] = total
+    return p
+
+
+def test_clustering_counts_at_the_limits():
+    """C_q (q prime) has two classes, G (weight n) and C1 (weight q n): the clusterings of H
+    heads are pairs of partitions (λ, μ) with |λ| + q|μ| = H. The limit sits between Oh with
+    H = 16 (accepted) and D4h with H = 16 (refused up front, with the count); D4h with H = 64
+    (524 orbit types) is counted, not a RecursionError."""
+    from eqattn.attention.clusterings import MAX_CLUSTERINGS
+    from eqattn.errors import LimitError
+
+    for g, q, H in (("C2", 2, 32), ("C3", 3, 32), ("C5", 5, 64)):
+        p = _partitions(H)
+        assert count_clusterings(Problem.create(g, "regular", H, 1)) == sum(p[H - q * b] * p[b] for b in range(H // q + 1))
+    oh = Problem.create("Oh", "4xvector + 4xtrivial", 16, 1)
+    assert count_clusterings(oh) == len(clusterings(oh)) == 23147 <= MAX_CLUSTERINGS
+    for H, n in ((16, 374416), (64, 1113709369258615)):
+        big = Problem.create("D4h", "4xvector + 4xtrivial", H, 1)
+        assert count_clusterings(big) == n
+        try:
+            clusterings(big)
+        except LimitError as e:
+            assert e.field == "heads" and str(n) in e.message
+        else:
+            raise AssertionError("refused up front")
