@@ -19,9 +19,13 @@ Per orbit (K, n) and stabiliser group (K̄_0, c):
 The zero pool (SPEC §4.3) is treated the same way, its demand space the sum of the zero
 orbits' blocks; it is computed per clustering.
 
-Every abstract scenario is checked with the enumerating checker's assignment search on its
-representative options, so witnesses and counterexamples are concrete and have the shapes
-of `coverage.ScenarioResult`.
+Per clustering, an abstract scenario is a multiset of interned demand ids: its assignment
+(Lemma 3: disjoint minimal multisets y_j ≤ c, one per demand; with one orbit type a count
+test) is memoised per multiset, the double cosets of each y_j come from the enumerating
+checker's assignment search restricted to y_j, so witnesses and counterexamples are concrete
+options and have the shapes of `coverage.ScenarioResult` (a counterexample's shortfall is the
+assignment search's best attempt). `check_clustering_general` is the per-scenario route
+(demands rebuilt, the reference search confirming every failure) that tests compare against.
 """
 
 from __future__ import annotations
