@@ -121,6 +121,8 @@ class SymbolicChecker:
         self._feasible: dict[tuple[int, ...], tuple | None] = {}  # sorted ids -> y per id, or None
         self._shortfalls: dict[tuple[int, ...], list] = {}
         self._supplies: dict[tuple[int, int], dict[int, Rep]] = {}
+        self._demands_at: dict[tuple, Demand] = {}
+        self._assignments: dict[tuple, tuple] = {}
         self.counts = tuple(self.search.search.counts.get(t, 0) for t in range(len(self.ms[-1])))
         # one orbit type: B is a chain, each demand has at most one minimal multiset (k,), and a
         # scenario has an assignment iff every demand has one and the k's sum to at most c (C3)
@@ -535,28 +537,29 @@ class SymbolicChecker:
     def _result(self, pats: list[Pattern], pool: PoolPattern | None, nz_pos: list[int], zero_pos: list[int],
                 key: tuple[int, ...], ys: tuple | None) -> ScenarioResult:
         """The scenario's concrete options and demands (as `coverage.demands_of` orders them),
-        with the assignment of the plan `ys` (or, when None, the best attempt's shortfall)."""
+        with the assignment of the plan `ys` (or, when None, the best attempt's shortfall).
+        Demands and assignments are immutable and shared between clusterings: one per
+        (demand id, orbit positions) and per (that, multiset, design orbits used before)."""
         opts: list = [None] * (len(nz_pos) + len(zero_pos))
         demands = []
         ids = []
         for j, p in zip(nz_pos, pats):
-            o = p.option
-            opts[j] = o
+            opts[j] = p.option
             if p.demand >= 0:
-                demands.append(Demand(o.kbar, o.P, o.D, (j,), False))
+                demands.append(self._demand_at(p.demand, (j,)))
                 ids.append(p.demand)
         if pool is not None:
             for j, o in zip(zero_pos, pool.options):
                 opts[j] = o
             if pool.demand >= 0:
-                demands.append(Demand(self.top.id, pool.options[0].P, pool.D, tuple(sorted(zero_pos)), True))
+                demands.append(self._demand_at(pool.demand, tuple(sorted(zero_pos))))
                 ids.append(pool.demand)
-        order = sorted(range(len(ids)), key=lambda i: ids[i])  # the positions of `key`
+        order = sorted(range(len(ids)), key=ids.__getitem__)  # the positions of `key`
         if ys is not None:
-            plan: list = [()] * len(ids)
+            y_of: list = [()] * len(ids)
             for pos, i in enumerate(order):
-                plan[i] = self._single_plan(key[pos], ys[pos])
-            return ScenarioResult(tuple(opts), tuple(demands), self._witness(demands, plan))
+                y_of[i] = ys[pos]
+            return ScenarioResult(tuple(opts), tuple(demands), self._witness(demands, ids, y_of))
         missing = self._shortfalls.get(key)
         if missing is None:
             missing = self._shortfalls[key] = self.search.search.best_attempt([self._demand_of[k] for k in key])
@@ -566,6 +569,38 @@ class SymbolicChecker:
             if (np.asarray(m) > 0).any():
                 short.append((demands[i], Rep(demands[i].D.sub, tuple(int(x) for x in m))))
         return ScenarioResult(tuple(opts), tuple(demands), None, tuple(short))
+
+    def _demand_at(self, k: int, where: tuple[int, ...]) -> Demand:
+        """The demand of id k for the orbits at positions `where` (shared, immutable)."""
+        d = self._demands_at.get((k, where))
+        if d is None:
+            t = self._demand_of[k]
+            d = self._demands_at[(k, where)] = Demand(t.kbar, t.P, t.D, where, t.pool)
+        return d
+
+    def _witness(self, demands: list[Demand], ids: list[int], ys: list) -> tuple[Assignment, ...]:
+        """`DesignSearch.witness` for the sub-plans of (id, y): design orbits numbered per type
+        in demand order, supplies looked up once per (type, K̄_0); assignments memoised per
+        (id, positions, y, orbits used before)."""
+        used = (0,) * len(self.search.instances)
+        out = []
+        for d, k, y in zip(demands, ids, ys):
+            key = (k, d.orbits, y, used)
+            hit = self._assignments.get(key)
+            if hit is None:
+                now = list(used)
+                hosts = []
+                for t, a in self._single_plan(k, y):
+                    s = self._supplies.get((t, d.kbar))
+                    if s is None:
+                        o = self.search.type_orbit[t]
+                        s = self._supplies[(t, d.kbar)] = self.h.supply(o.sub.id, o.W, d.kbar)
+                    hosts.append(Host(self.search.instances[t][now[t]], a, s[a]))
+                    now[t] += 1
+                hit = self._assignments[key] = (Assignment(d, tuple(hosts)), tuple(now))
+            out.append(hit[0])
+            used = hit[1]
+        return tuple(out)
 
     def _single_plan(self, k: int, y: tuple[int, ...]) -> tuple:
         """The double cosets meeting demand id k with the orbits of multiset y."""
@@ -577,22 +612,6 @@ class SymbolicChecker:
                 raise AssertionError("a multiset in the pattern cannot meet its demand")
             self._single[key] = sub[0]
         return self._single[key]
-
-    def _witness(self, demands: list[Demand], plan: list) -> tuple[Assignment, ...]:
-        """`DesignSearch.witness` with the supplies looked up once per (type, K̄_0)."""
-        used = [0] * len(self.search.instances)
-        out = []
-        for d, picks in zip(demands, plan):
-            hosts = []
-            for t, a in picks:
-                s = self._supplies.get((t, d.kbar))
-                if s is None:
-                    o = self.search.type_orbit[t]
-                    s = self._supplies[(t, d.kbar)] = self.h.supply(o.sub.id, o.W, d.kbar)
-                hosts.append(Host(self.search.instances[t][used[t]], a, s[a]))
-                used[t] += 1
-            out.append(Assignment(d, tuple(hosts)))
-        return tuple(out)
 
     def check_scenario(self, opts: tuple[Option, ...]) -> ScenarioResult:
         """Assignment by patterns (Lemma 6: an assignment exists iff the demands get disjoint
