@@ -561,13 +561,14 @@ class SymbolicChecker:
                 y_of[i] = ys[pos]
             return ScenarioResult(tuple(opts), tuple(demands), self._witness(demands, ids, y_of))
         missing = self._shortfalls.get(key)
-        if missing is None:
-            missing = self._shortfalls[key] = self.search.search.best_attempt([self._demand_of[k] for k in key])
+        if missing is None:  # per position of `key`: the missing multiplicities, or None
+            raw = self.search.search.best_attempt([self._demand_of[k] for k in key])
+            missing = [tuple(np.asarray(m, dtype=np.int64).tolist()) for m in raw]
+            missing = self._shortfalls[key] = [m if any(x > 0 for x in m) else None for m in missing]
         short = []
         for pos, i in sorted(enumerate(order), key=lambda t: t[1]):
-            m = missing[pos]
-            if (np.asarray(m) > 0).any():
-                short.append((demands[i], Rep(demands[i].D.sub, tuple(int(x) for x in m))))
+            if missing[pos] is not None:
+                short.append((demands[i], Rep(demands[i].D.sub, missing[pos])))
         return ScenarioResult(tuple(opts), tuple(demands), None, tuple(short))
 
     def _demand_at(self, k: int, where: tuple[int, ...]) -> Demand:
