@@ -40,10 +40,11 @@ from ..attention.hosting import hosting
 from ..attention.symbolic import SymbolicChecker
 from ..errors import LimitError
 from ..reps import Rep
+from .bounds import ScenarioBound
 from .lazy import Context, Progress
 from .program import Objective, build
 from .result import to_design
-from .types import design_types
+from .types import design_types, generated_types
 
 ROUND_KEYS = 60  # counterexamples added per round at most (one per clustering)
 
@@ -155,6 +156,7 @@ def search(
         return SearchResult("optimal", Design(problem, ()), 0, rounds, 0, 0, None)
     keys.extend(first)
     objective = Objective(0)
+    bound = ScenarioBound(problem, ctx.h, values.values, max_heads)
     while True:
         if time.perf_counter() > deadline - 0.05:
             stopped = "time_limit"
@@ -163,12 +165,26 @@ def search(
             stopped = "work_limit"
             break
         rounds += 1
+        # the scenario bound (bounds.py): valid whatever the type set
+        sb = max(bound.of_key(k, deadline) for k in keys)
+        if best_units is not None and sb > best_units:
+            raise RuntimeError("internal error: a scenario bound exceeds the cost of a covering design")
+        lower = max(lower, sb)
+        if best_units is not None and lower >= best_units:
+            return SearchResult("optimal", best, best_units, rounds, len(keys), n_types, None)
         max_cost = math.inf if best_units is None else 4 * best_units
         try:
             table = design_types(problem, values, ctx.h, max_cost, deadline, max_heads=max_heads, max_head_dim=max_head_dim)
+            restricted = False
         except LimitError:
-            stopped = "time_limit" if time.perf_counter() > deadline else "type_limit"
-            break
+            if time.perf_counter() > deadline:
+                stopped = "time_limit"
+                break
+            # too many capped types to list: search a generated subset for cheaper covering
+            # designs (their programs' bounds are not lower bounds of the optimum)
+            table = generated_types(problem, values, ctx.h, max_cost, max_heads=max_heads, max_head_dim=max_head_dim, deadline=deadline)
+            restricted = True
+            stopped = "type_limit"
         n_types = len(table)
         # copies: no more than the incumbent's cost allows, max_heads allows, or any one
         # scenario of S can use (a minimal cover of D uses at most Σ_σ D_σ copies)
@@ -187,12 +203,14 @@ def search(
             break
         prog = build(table, U, keys, objective, heads_max=max_heads)
         sol = ctx.solve(prog.model, deadline)
+        if restricted and sol.status == "infeasible":
+            break  # no generated design cheaper than the incumbent meets S
         if sol.status == "infeasible":
             # no design (cheaper than the incumbent, within the constraints) meets S
             if best is not None:
                 return SearchResult("optimal", best, best_units, rounds, len(keys), n_types, None)
             return SearchResult("infeasible", None, 0, rounds, len(keys), n_types, None)
-        if math.isfinite(sol.bound):
+        if math.isfinite(sol.bound) and not restricted:
             lower = max(lower, int(math.ceil(sol.bound - 1e-6)))
         if best_units is not None and lower >= best_units:
             return SearchResult("optimal", best, best_units, rounds, len(keys), n_types, None)
@@ -214,6 +232,8 @@ def search(
             units = design.params // 4
             if best_units is None or units < best_units:
                 best, best_units = design, units
+            if restricted:
+                break  # the cheapest generated design meeting S covers: nothing cheaper among them
             if sol.status == "optimal":
                 return SearchResult("optimal", best, best_units, rounds, len(keys), n_types, None)
             stopped = {"time": "time_limit", "work": "work_limit"}.get(str(sol.stopped), "time_limit")

@@ -321,3 +321,87 @@ def copy_bounds(table: TypeTable, max_units: int | None, max_heads: int | None =
         out.append(u)
     return out
 
+
+
+MAX_JOINS = 4000  # pairwise joins W ∨ W' of the generated types (per subgroup, cheapest first)
+
+
+def generated_types(
+    problem: Problem,
+    space: ScenarioSpace,
+    h: Hosting,
+    max_cost: float,
+    max_heads: int | None = None,
+    max_head_dim: int | None = None,
+    deadline: float = math.inf,
+) -> TypeTable:
+    """A restricted type set for problems whose capped types are too many to list (issue 9).
+
+    Per demand value v, subgroup K' and double coset a through which K' can host v: the
+    cheapest W ≤ V|K' with P^a ≤ W whose supply through a alone meets D (a small integer
+    program), then the joins W ∨ W' of two such types on the same K' (an orbit serving
+    different demands in different scenarios), and the regular type (C1, min(d, dim V)).
+    Programs over these types give covering designs once checked, but their bounds are NOT
+    lower bounds of the optimum (the type set is not complete; docs/theory-scale.md O10).
+
+    Example: `generated_types(problem, values, hosting(problem), math.inf)` on C8,
+    8xregular, H = 4, d = 16 lists a few hundred types where the capped types are over 10^5."""
+    from . import solver
+
+    seen: set[tuple[int, tuple[int, ...]]] = set()
+    types: list[OrbitType] = []
+
+    def add(K, W: np.ndarray, unit_cost: np.ndarray, dims: np.ndarray) -> None:  # noqa: ANN001
+        key = (K.id, tuple(int(x) for x in W))
+        cost = int(W @ unit_cost)
+        if key in seen or cost <= 0 or cost > max_cost:
+            return
+        dim = int(W @ dims)
+        if max_head_dim is not None and dim > max_head_dim:
+            return
+        seen.add(key)
+        types.append(OrbitType(K.id, key[1], cost, K.index, dim))
+
+    for K in problem.group.subgroup_classes:
+        if max_heads is not None and K.index > max_heads:
+            continue
+        irr = irreps_of(K)
+        VK = np.array(problem.restrict(K).mults, dtype=np.int64)
+        unit_cost = 4 * VK * np.asarray(irr.es, dtype=np.int64)
+        dims = np.asarray(irr.dims, dtype=np.int64)
+        start = len(types)
+        if K.id == problem.group.subgroup_classes[0].id:  # the regular type: C1, min(d, dim V) copies of the trivial irrep
+            add(K, np.array([min(problem.head_dim, problem.dim_v)]), unit_cost, dims)
+        for v in space.values:
+            cos = h.cosets(v.kbar, K.id)
+            if not cos:
+                continue
+            img = h.image_matrix(v.kbar, K.id, v.P)
+            unit = h.unit_supply(v.kbar, K.id)
+            D = np.array(v.D.mults, dtype=np.int64)
+            for ai in range(len(cos)):
+                if (img[ai] > VK).any() or time.perf_counter() > deadline:
+                    continue  # (past the deadline: the types so far)
+                m = solver.Model()
+                w = [m.add_var(int(img[ai, t]), int(VK[t]), int(unit_cost[t])) for t in range(len(VK))]
+                for s in np.nonzero(D)[0]:
+                    m.add_row(w, [int(unit[ai, t, s]) for t in range(len(VK))], lo=int(D[s]))
+                if max_head_dim is not None:
+                    m.add_row(w, [int(x) for x in dims], hi=max_head_dim)
+                sol = solver.solve(m)
+                if sol.values is not None:
+                    add(K, np.asarray(sol.values, dtype=np.int64), unit_cost, dims)
+        mine = sorted(types[start:], key=lambda t: t.cost)
+        joins = 0
+        for i, a in enumerate(mine):
+            for b in mine[i + 1:]:
+                if joins >= MAX_JOINS:
+                    break
+                add(K, np.maximum(np.array(a.W), np.array(b.W)), unit_cost, dims)
+                joins += 1
+    table = TypeTable(problem, space, h, types)
+    useful = table.hostable().any(axis=0) if space.values else np.zeros(len(types), dtype=bool)
+    keep = [i for i, u in enumerate(useful) if u]
+    if len(keep) > MAX_TYPES:  # the cheapest ones
+        keep = sorted(keep, key=lambda i: types[i].cost)[:MAX_TYPES]
+    return table.subset(keep)

@@ -62,11 +62,22 @@ def test_missing_extra_is_one_line(capsys, tmp_path, monkeypatch):
     assert code == 2 and err == "error: atlas: needs the optional dependencies: pip install 'eqattn[atlas]' (dask.distributed is missing)\n"
 
 
+def _terminal_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 def test_ctrl_c_keeps_what_finished(tmp_path):
     """SIGINT in the middle of a run: exit 130, the stored rows stay, the rerun computes the rest."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     cmd = [sys.executable, "-m", "eqattn.cli", "atlas", str(ROOT / "examples" / "atlas-default.toml"), "--out", str(tmp_path), "--workers", "1"]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    # the child gets SIGINT as from a terminal: default disposition, not blocked (a library
+    # loaded by an earlier test in this process may leave it ignored or blocked, and a child
+    # inherits both; the full suite hung here once in two runs)
+    proc = subprocess.Popen(
+        cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        preexec_fn=_terminal_sigint,
+    )
     db = tmp_path / "atlas.sqlite"
     deadline = time.time() + 60
     n = 0

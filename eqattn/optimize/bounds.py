@@ -1,0 +1,108 @@
+"""Scenario bounds: a lower bound of the optimum that needs no list of orbit types (issue 9;
+docs/theory-scale.md O9).
+
+In a scenario the demands are met by *disjoint* sets of design orbits (SPEC §4.5), and
+costs are additive, so every covering design costs at least `Σ_j c(v_j)` over the non-zero
+demands `v_j` of any one scenario, where `c(v)` is the least cost of a set of orbits that
+host `v` and whose supplies meet `D`. `demand_bound` computes a lower bound of `c(v)` by a
+small integer program: aggregate the orbits of such a set by (K', double coset a) into
+`X_{K',a} = Σ W` (cost and supply are linear in W, SPEC §3/§4.4), so `Σ unit_a X ≥ D`;
+an aggregate that is used contains an orbit, which hosts: `X_{K',a} ≥ img_a` (P^a ≤ W).
+
+    >>> from eqattn.attention import Problem
+    >>> from eqattn.attention.hosting import hosting
+    >>> from eqattn.optimize.separation import ScenarioSpace
+    >>> p = Problem.create("C4", "E1", 1, 2)   # SPEC §6.1: the optimum is 8 parameters
+    >>> space = ScenarioSpace(p)
+    >>> 4 * max(ScenarioBound(p, hosting(p), space.values).of_key(k) for k in space.initial_keys())
+    8
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from ..attention import Problem
+from ..attention.assignment import Demand
+from ..attention.hosting import Hosting
+from ..reps import irreps_of
+from . import solver
+
+
+def demand_bound(problem: Problem, h: Hosting, v: Demand, max_heads: int | None = None, time_limit: float = 5.0) -> int:
+    """A lower bound (in units, P/4) of the cost of any set of orbits meeting the demand v
+    alone; 0 when D = 0. Orbits of more than `max_heads` heads are left out (they are in no
+    design within that constraint)."""
+    D = np.array(v.D.mults, dtype=np.int64)
+    if not D.any():
+        return 0
+    m = solver.Model()
+    supply_rows: dict[int, tuple[list[int], list[int]]] = {int(s): ([], []) for s in np.nonzero(D)[0]}
+    z_all: list[int] = []
+    for K in problem.group.subgroup_classes:
+        if max_heads is not None and K.index > max_heads:
+            continue
+        cos = h.cosets(v.kbar, K.id)
+        if not cos:
+            continue
+        irr = irreps_of(K)
+        VK = np.array(problem.restrict(K).mults, dtype=np.int64)
+        unit_cost = VK * np.asarray(irr.es, dtype=np.int64)
+        img = h.image_matrix(v.kbar, K.id, v.P)
+        unit = h.unit_supply(v.kbar, K.id)
+        for ai in range(len(cos)):
+            if (img[ai] > VK).any():
+                continue  # W ≤ V|K' suffices (SPEC §5.5): P^a does not fit
+            useful = [t for t in range(len(VK)) if unit[ai, t][D > 0].any() or img[ai, t] > 0]
+            if not useful or not any(unit[ai, t][D > 0].any() for t in useful):
+                continue
+            z = m.add_var(0, 1)
+            z_all.append(z)
+            for t in useful:
+                big = int(max(VK[t], 1) * max(1, int(D.sum())))  # at most Σ D orbits, each W ≤ V|K'
+                x = m.add_var(0, big, int(unit_cost[t]))
+                m.add_row([x, z], [1, -int(img[ai, t])], lo=0)  # X ≥ img · z
+                m.add_row([x, z], [1, -big], hi=0)  # X = 0 unless used
+                for s, (idx, coef) in supply_rows.items():
+                    if unit[ai, t, s] > 0:
+                        idx.append(x)
+                        coef.append(int(unit[ai, t, s]))
+    if not z_all:
+        return 0  # nothing can host v: no bound from it (the program will say infeasible)
+    m.add_row(z_all, [1] * len(z_all), lo=1)
+    for s, (idx, coef) in supply_rows.items():
+        if not idx:
+            return 0
+        m.add_row(idx, coef, lo=int(D[s]))
+    sol = solver.solve(m, time_limit=time_limit)
+    if sol.status == "optimal":
+        return int(sol.objective)
+    if sol.status == "infeasible":
+        return 0
+    return max(0, int(np.ceil(sol.bound - 1e-6))) if np.isfinite(sol.bound) else 0
+
+
+class ScenarioBound:
+    """`Σ_j demand_bound(v_j)` per scenario key, memoised per demand value."""
+
+    def __init__(self, problem: Problem, h: Hosting, values: list[Demand], max_heads: int | None = None) -> None:
+        self.problem, self.h, self.values, self.max_heads = problem, h, values, max_heads
+        self._memo: dict[int, int] = {}
+
+    def of_value(self, i: int, deadline: float = math.inf) -> int:
+        """The bound of demand value i (0, not remembered, once the deadline has passed)."""
+        b = self._memo.get(i)
+        if b is None:
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                return 0
+            b = demand_bound(self.problem, self.h, self.values[i], self.max_heads, min(5.0, left))
+            self._memo[i] = b
+        return b
+
+    def of_key(self, key: tuple[int, ...], deadline: float = math.inf) -> int:
+        """A lower bound (units) of every design meeting the scenario `key` (demand ids)."""
+        return sum(self.of_value(i, deadline) for i in key)
