@@ -28,48 +28,39 @@ import numpy as np
 from ..attention import Problem
 from ..attention.assignment import Demand
 from ..attention.hosting import Hosting
-from ..reps import irreps_of
 from . import solver
+from .types import host_slots
 
 
-def demand_bound(problem: Problem, h: Hosting, v: Demand, max_heads: int | None = None, time_limit: float = 5.0) -> int:
+def demand_bound(
+    problem: Problem, h: Hosting, v: Demand, max_heads: int | None = None, time_limit: float = 5.0, threads: int | None = None
+) -> int:
     """A lower bound (in units, P/4) of the cost of any set of orbits meeting the demand v
     alone; 0 when D = 0. Orbits of more than `max_heads` heads are left out (they are in no
-    design within that constraint)."""
+    design within that constraint). `threads`: as for every program of the call (HiGHS keeps
+    one thread pool per process)."""
     D = np.array(v.D.mults, dtype=np.int64)
     if not D.any():
         return 0
     m = solver.Model()
     supply_rows: dict[int, tuple[list[int], list[int]]] = {int(s): ([], []) for s in np.nonzero(D)[0]}
+    big_n = max(1, int(D.sum()))  # a minimal set meeting D has at most Σ D orbits
     z_all: list[int] = []
-    for K in problem.group.subgroup_classes:
-        if max_heads is not None and K.index > max_heads:
-            continue
-        cos = h.cosets(v.kbar, K.id)
-        if not cos:
-            continue
-        irr = irreps_of(K)
-        VK = np.array(problem.restrict(K).mults, dtype=np.int64)
-        unit_cost = VK * np.asarray(irr.es, dtype=np.int64)
-        img = h.image_matrix(v.kbar, K.id, v.P)
-        unit = h.unit_supply(v.kbar, K.id)
-        for ai in range(len(cos)):
-            if (img[ai] > VK).any():
-                continue  # W ≤ V|K' suffices (SPEC §5.5): P^a does not fit
-            useful = [t for t in range(len(VK)) if unit[ai, t][D > 0].any() or img[ai, t] > 0]
-            if not useful or not any(unit[ai, t][D > 0].any() for t in useful):
-                continue
-            z = m.add_var(0, 1)
-            z_all.append(z)
-            for t in useful:
-                big = int(max(VK[t], 1) * max(1, int(D.sum())))  # at most Σ D orbits, each W ≤ V|K'
-                x = m.add_var(0, big, int(unit_cost[t]))
-                m.add_row([x, z], [1, -int(img[ai, t])], lo=0)  # X ≥ img · z
-                m.add_row([x, z], [1, -big], hi=0)  # X = 0 unless used
-                for s, (idx, coef) in supply_rows.items():
-                    if unit[ai, t, s] > 0:
-                        idx.append(x)
-                        coef.append(int(unit[ai, t, s]))
+    for slot in host_slots(problem, h, v, max_heads):
+        feeds = [t for t in range(len(slot.VK)) if slot.unit[t][D > 0].any()]
+        if not feeds:
+            continue  # supplies nothing D needs: not in a minimal set
+        z = m.add_var(0, 1)
+        z_all.append(z)
+        for t in sorted(set(feeds) | {t for t in range(len(slot.VK)) if slot.img[t] > 0}):
+            big = int(max(slot.VK[t], 1) * big_n)  # each W ≤ V|K'
+            x = m.add_var(0, big, int(slot.unit_cost[t]))
+            m.add_row([x, z], [1, -int(slot.img[t])], lo=0)  # X ≥ img · z
+            m.add_row([x, z], [1, -big], hi=0)  # X = 0 unless used
+            for s, (idx, coef) in supply_rows.items():
+                if slot.unit[t, s] > 0:
+                    idx.append(x)
+                    coef.append(int(slot.unit[t, s]))
     if not z_all:
         return 0  # nothing can host v: no bound from it (the program will say infeasible)
     m.add_row(z_all, [1] * len(z_all), lo=1)
@@ -77,7 +68,7 @@ def demand_bound(problem: Problem, h: Hosting, v: Demand, max_heads: int | None 
         if not idx:
             return 0
         m.add_row(idx, coef, lo=int(D[s]))
-    sol = solver.solve(m, time_limit=time_limit)
+    sol = solver.solve(m, time_limit=time_limit, threads=threads)
     if sol.status == "optimal":
         return int(sol.objective)
     if sol.status == "infeasible":
@@ -88,8 +79,10 @@ def demand_bound(problem: Problem, h: Hosting, v: Demand, max_heads: int | None 
 class ScenarioBound:
     """`Σ_j demand_bound(v_j)` per scenario key, memoised per demand value."""
 
-    def __init__(self, problem: Problem, h: Hosting, values: list[Demand], max_heads: int | None = None) -> None:
-        self.problem, self.h, self.values, self.max_heads = problem, h, values, max_heads
+    def __init__(
+        self, problem: Problem, h: Hosting, values: list[Demand], max_heads: int | None = None, threads: int | None = None
+    ) -> None:
+        self.problem, self.h, self.values, self.max_heads, self.threads = problem, h, values, max_heads, threads
         self._memo: dict[int, int] = {}
 
     def of_value(self, i: int, deadline: float = math.inf) -> int:
@@ -99,7 +92,7 @@ class ScenarioBound:
             left = deadline - time.perf_counter()
             if left <= 0:
                 return 0
-            b = demand_bound(self.problem, self.h, self.values[i], self.max_heads, min(5.0, left))
+            b = demand_bound(self.problem, self.h, self.values[i], self.max_heads, min(5.0, left), self.threads)
             self._memo[i] = b
         return b
 

@@ -112,6 +112,19 @@ def _new_highs():  # noqa: ANN202
     return h
 
 
+_POOL_THREADS: list[int] = []  # the thread count HiGHS' process-wide scheduler started with (0: its default)
+
+
+def _pool_threads(threads: int | None) -> int:
+    """The `threads` option to pass: HiGHS starts one scheduler per process at its first run
+    and refuses (run status error) a later run asking for another count, so the first count
+    asked for is kept (a thread count is a speed setting, not part of the answer)."""
+    with _HIGHS_LOCK:
+        if not _POOL_THREADS:
+            _POOL_THREADS.append(int(threads or 0))
+        return _POOL_THREADS[0]
+
+
 def _solve_highs(
     m: Model, time_limit: float | None, hint: np.ndarray | None, threads: int | None, node_limit: int | None = None
 ) -> Solution:
@@ -126,8 +139,9 @@ def _solve_highs(
     h.setOptionValue("mip_rel_gap", 0.0)
     h.setOptionValue("mip_abs_gap", 0.5)  # the objective is integer
     h.setOptionValue("random_seed", 0)
+    threads = _pool_threads(threads)
     if threads:
-        h.setOptionValue("threads", int(threads))
+        h.setOptionValue("threads", threads)
     if time_limit is not None:
         h.setOptionValue("time_limit", max(float(time_limit), 0.01))
     if node_limit is not None:
@@ -158,7 +172,8 @@ def _solve_highs(
     if hint is not None:
         h.setSolution(n, np.arange(n, dtype=np.int32), np.asarray(hint, dtype=float))
     h.setOptionValue("presolve", "off")
-    h.run()
+    if h.run() == highspy.HighsStatus.kError:
+        raise RuntimeError(f"HiGHS failed on a program of {n} variables and {len(m.rows)} rows (model status {h.getModelStatus()})")
     st = h.getModelStatus()
     info = h.getInfo()
     S = highspy.HighsModelStatus

@@ -156,7 +156,8 @@ def search(
         return SearchResult("optimal", Design(problem, ()), 0, rounds, 0, 0, None)
     keys.extend(first)
     objective = Objective(0)
-    bound = ScenarioBound(problem, ctx.h, values.values, max_heads)
+    bound = ScenarioBound(problem, ctx.h, values.values, max_heads, ctx.threads)
+    hosts_memo: dict = {}  # generated_types' cheapest hosts, kept between rounds
     while True:
         if time.perf_counter() > deadline - 0.05:
             stopped = "time_limit"
@@ -182,7 +183,7 @@ def search(
                 break
             # too many capped types to list: search a generated subset for cheaper covering
             # designs (their programs' bounds are not lower bounds of the optimum)
-            table = generated_types(problem, values, ctx.h, max_cost, max_heads=max_heads, max_head_dim=max_head_dim, deadline=deadline)
+            table = generated_types(problem, values, ctx.h, max_cost, max_heads=max_heads, max_head_dim=max_head_dim, deadline=deadline, memo=hosts_memo, threads=ctx.threads)
             restricted = True
             stopped = "type_limit"
         n_types = len(table)

@@ -11,7 +11,7 @@ import math
 import time
 from collections import defaultdict
 from dataclasses import dataclass
-from itertools import product
+from itertools import combinations, islice, product
 
 import numpy as np
 
@@ -19,6 +19,7 @@ from ..attention import Problem
 from ..attention.hosting import Hosting
 from ..errors import LimitError
 from ..reps import irreps_of
+from . import solver
 from .separation import ScenarioSpace, Separation
 
 MAX_TYPES = 10000  # orbit types (K', W) in one program
@@ -326,6 +327,55 @@ def copy_bounds(table: TypeTable, max_units: int | None, max_heads: int | None =
 MAX_JOINS = 4000  # pairwise joins W ∨ W' of the generated types (per subgroup, cheapest first)
 
 
+@dataclass(frozen=True)
+class Slot:
+    """Subgroup K' and double coset a through which an orbit (K', W ≤ V|K') can host a demand
+    (P^a ≤ V|K'): `img` = P^a over K''s irreps, `unit[τ, σ]` the supply of τ to σ of K̄_0,
+    `unit_cost[τ]` = dim Hom_K'(V, τ) (units, P/4), `dims[τ]` = dim τ (SPEC §4.4)."""
+
+    K: object  # SubgroupClass
+    a: int
+    VK: np.ndarray
+    unit_cost: np.ndarray
+    dims: np.ndarray
+    img: np.ndarray
+    unit: np.ndarray
+
+
+def host_slots(problem: Problem, h: Hosting, v, max_heads: int | None = None):  # noqa: ANN001, ANN201 - Demand -> Iterator[Slot]
+    """Every slot that can host the demand value v, over subgroups with at most `max_heads`
+    heads (used by `generated_types` and `bounds.demand_bound`)."""
+    for K in problem.group.subgroup_classes:
+        if max_heads is not None and K.index > max_heads:
+            continue
+        cos = h.cosets(v.kbar, K.id)
+        if not cos:
+            continue
+        irr = irreps_of(K)
+        VK = np.array(problem.restrict(K).mults, dtype=np.int64)
+        unit_cost = VK * np.asarray(irr.es, dtype=np.int64)
+        dims = np.asarray(irr.dims, dtype=np.int64)
+        img = h.image_matrix(v.kbar, K.id, v.P)
+        unit = h.unit_supply(v.kbar, K.id)
+        for ai, a in enumerate(cos):
+            if not (img[ai] > VK).any():  # else P^a does not fit in V|K' (W ≤ V|K' suffices, SPEC §5.5)
+                yield Slot(K, a, VK, unit_cost, dims, img[ai], unit[ai])
+
+
+def cheapest_host(slot: Slot, D: np.ndarray, max_head_dim: int | None = None, threads: int | None = None) -> np.ndarray | None:
+    """The cheapest W ≤ V|K' with P^a ≤ W whose supply through the slot alone meets D (a
+    small integer program), or None when there is none."""
+    m = solver.Model()
+    n = len(slot.VK)
+    w = [m.add_var(int(slot.img[t]), int(slot.VK[t]), int(slot.unit_cost[t])) for t in range(n)]
+    for s in np.nonzero(D)[0]:
+        m.add_row(w, [int(slot.unit[t, s]) for t in range(n)], lo=int(D[s]))
+    if max_head_dim is not None:
+        m.add_row(w, [int(x) for x in slot.dims], hi=max_head_dim)
+    sol = solver.solve(m, threads=threads)
+    return None if sol.values is None else np.asarray(sol.values, dtype=np.int64)
+
+
 def generated_types(
     problem: Problem,
     space: ScenarioSpace,
@@ -334,25 +384,30 @@ def generated_types(
     max_heads: int | None = None,
     max_head_dim: int | None = None,
     deadline: float = math.inf,
+    memo: dict | None = None,
+    threads: int | None = None,
 ) -> TypeTable:
     """A restricted type set for problems whose capped types are too many to list (issue 9).
 
-    Per demand value v, subgroup K' and double coset a through which K' can host v: the
-    cheapest W ≤ V|K' with P^a ≤ W whose supply through a alone meets D (a small integer
-    program), then the joins W ∨ W' of two such types on the same K' (an orbit serving
-    different demands in different scenarios), and the regular type (C1, min(d, dim V)).
-    Programs over these types give covering designs once checked, but their bounds are NOT
-    lower bounds of the optimum (the type set is not complete; docs/theory-scale.md O10).
-
-    Example: `generated_types(problem, values, hosting(problem), math.inf)` on C8,
-    8xregular, H = 4, d = 16 lists a few hundred types where the capped types are over 10^5."""
-    from . import solver
-
+    Per demand value v and slot (K', a) that can host it: `cheapest_host`; then the joins
+    W ∨ W' of two such types on the same K' (an orbit serving different demands in different
+    scenarios), and the regular type (C1, min(d, dim V)). Programs over these types give
+    covering designs once checked, but their bounds are NOT lower bounds of the optimum (the
+    type set is not complete; docs/theory-scale.md O10). `memo` keeps the cheapest hosts
+    between calls (the search calls this once per round with more demand values).
+    Test: tests/optimize/test_bounds.py (C8, 8xregular, H = 4, d = 16)."""
+    memo = {} if memo is None else memo
     seen: set[tuple[int, tuple[int, ...]]] = set()
     types: list[OrbitType] = []
 
-    def add(K, W: np.ndarray, unit_cost: np.ndarray, dims: np.ndarray) -> None:  # noqa: ANN001
-        key = (K.id, tuple(int(x) for x in W))
+    prices: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # sub -> (cost per copy of τ, dim τ)
+
+    def add(sub, W: np.ndarray) -> None:  # noqa: ANN001 - SubgroupClass
+        key = (sub.id, tuple(int(x) for x in W))
+        if sub.id not in prices:
+            irr = irreps_of(sub)
+            prices[sub.id] = (4 * np.array(problem.restrict(sub).mults, dtype=np.int64) * np.asarray(irr.es), np.asarray(irr.dims))
+        unit_cost, dims = prices[sub.id]
         cost = int(W @ unit_cost)
         if key in seen or cost <= 0 or cost > max_cost:
             return
@@ -360,45 +415,25 @@ def generated_types(
         if max_head_dim is not None and dim > max_head_dim:
             return
         seen.add(key)
-        types.append(OrbitType(K.id, key[1], cost, K.index, dim))
+        types.append(OrbitType(sub.id, key[1], cost, sub.index, dim))
 
-    for K in problem.group.subgroup_classes:
-        if max_heads is not None and K.index > max_heads:
-            continue
-        irr = irreps_of(K)
-        VK = np.array(problem.restrict(K).mults, dtype=np.int64)
-        unit_cost = 4 * VK * np.asarray(irr.es, dtype=np.int64)
-        dims = np.asarray(irr.dims, dtype=np.int64)
-        start = len(types)
-        if K.id == problem.group.subgroup_classes[0].id:  # the regular type: C1, min(d, dim V) copies of the trivial irrep
-            add(K, np.array([min(problem.head_dim, problem.dim_v)]), unit_cost, dims)
-        for v in space.values:
-            cos = h.cosets(v.kbar, K.id)
-            if not cos:
-                continue
-            img = h.image_matrix(v.kbar, K.id, v.P)
-            unit = h.unit_supply(v.kbar, K.id)
-            D = np.array(v.D.mults, dtype=np.int64)
-            for ai in range(len(cos)):
-                if (img[ai] > VK).any() or time.perf_counter() > deadline:
-                    continue  # (past the deadline: the types so far)
-                m = solver.Model()
-                w = [m.add_var(int(img[ai, t]), int(VK[t]), int(unit_cost[t])) for t in range(len(VK))]
-                for s in np.nonzero(D)[0]:
-                    m.add_row(w, [int(unit[ai, t, s]) for t in range(len(VK))], lo=int(D[s]))
-                if max_head_dim is not None:
-                    m.add_row(w, [int(x) for x in dims], hi=max_head_dim)
-                sol = solver.solve(m)
-                if sol.values is not None:
-                    add(K, np.asarray(sol.values, dtype=np.int64), unit_cost, dims)
-        mine = sorted(types[start:], key=lambda t: t.cost)
-        joins = 0
-        for i, a in enumerate(mine):
-            for b in mine[i + 1:]:
-                if joins >= MAX_JOINS:
-                    break
-                add(K, np.maximum(np.array(a.W), np.array(b.W)), unit_cost, dims)
-                joins += 1
+    triv = problem.group.subgroup_classes[0]
+    if max_heads is None or triv.index <= max_heads:  # the regular type
+        add(triv, np.array([min(problem.head_dim, problem.dim_v)]))
+    for vi, v in enumerate(space.values):
+        D = np.array(v.D.mults, dtype=np.int64)
+        for slot in host_slots(problem, h, v, max_heads):
+            key = (vi, slot.K.id, slot.a, max_head_dim)
+            if key not in memo:
+                if time.perf_counter() > deadline:
+                    continue  # past the deadline: the types so far
+                memo[key] = cheapest_host(slot, D, max_head_dim, threads)
+            if memo[key] is not None:
+                add(slot.K, memo[key])
+    for sub in problem.group.subgroup_classes:
+        mine = sorted((t for t in types if t.sub == sub.id), key=lambda t: t.cost)
+        for a, b in islice(combinations(mine, 2), MAX_JOINS):
+            add(sub, np.maximum(np.array(a.W), np.array(b.W)))
     table = TypeTable(problem, space, h, types)
     useful = table.hostable().any(axis=0) if space.values else np.zeros(len(types), dtype=bool)
     keep = [i for i, u in enumerate(useful) if u]
