@@ -125,6 +125,38 @@ def _pool_threads(threads: int | None) -> int:
         return _POOL_THREADS[0]
 
 
+def _highs_lp(cost, lb, ub, rows, integer: list[bool], maximize: bool = False):  # noqa: ANN001, ANN202 - sequences -> highspy.HighsLp
+    """The HighsLp of `min/max cost.x, lo <= A x <= hi (rows as (idx, coef, lo, hi)), lb <= x <= ub`."""
+    import highspy
+
+    n = len(cost)
+    lp = highspy.HighsLp()
+    lp.num_col_ = n
+    lp.num_row_ = len(rows)
+    lp.col_cost_ = np.asarray(cost, dtype=float)
+    lp.col_lower_ = np.asarray(lb, dtype=float)
+    inf = highspy.kHighsInf
+    lp.col_upper_ = np.minimum(np.asarray(ub, dtype=float), inf)
+    lp.row_lower_ = np.array([max(lo, -inf) for _, _, lo, _ in rows], dtype=float)
+    lp.row_upper_ = np.array([min(hi, inf) for _, _, _, hi in rows], dtype=float)
+    starts, index, value = [0], [], []
+    for idx, coef, _, _ in rows:
+        index.extend(idx)
+        value.extend(coef)
+        starts.append(len(index))
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
+    lp.a_matrix_.num_col_ = n
+    lp.a_matrix_.num_row_ = len(rows)
+    lp.a_matrix_.start_ = np.asarray(starts, dtype=np.int32)
+    lp.a_matrix_.index_ = np.asarray(index, dtype=np.int32)
+    lp.a_matrix_.value_ = np.asarray(value, dtype=float)
+    if maximize:
+        lp.sense_ = highspy.ObjSense.kMaximize
+    if any(integer):
+        lp.integrality_ = [highspy.HighsVarType.kInteger if i else highspy.HighsVarType.kContinuous for i in integer]
+    return lp
+
+
 def _solve_highs(
     m: Model, time_limit: float | None, hint: np.ndarray | None, threads: int | None, node_limit: int | None = None
 ) -> Solution:
@@ -147,27 +179,7 @@ def _solve_highs(
     if node_limit is not None:
         h.setOptionValue("mip_max_nodes", max(int(node_limit), 1))
     n = m.num_vars
-    lp = highspy.HighsLp()
-    lp.num_col_ = n
-    lp.num_row_ = len(m.rows)
-    lp.col_cost_ = np.asarray(m.cost, dtype=float)
-    lp.col_lower_ = np.asarray(m.lb, dtype=float)
-    lp.col_upper_ = np.asarray(m.ub, dtype=float)
-    inf = highspy.kHighsInf
-    lp.row_lower_ = np.array([max(lo, -inf) for _, _, lo, _ in m.rows], dtype=float)
-    lp.row_upper_ = np.array([min(hi, inf) for _, _, _, hi in m.rows], dtype=float)
-    starts, index, value = [0], [], []
-    for idx, coef, _, _ in m.rows:
-        index.extend(idx)
-        value.extend(coef)
-        starts.append(len(index))
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
-    lp.a_matrix_.num_col_ = n
-    lp.a_matrix_.num_row_ = len(m.rows)
-    lp.a_matrix_.start_ = np.asarray(starts, dtype=np.int32)
-    lp.a_matrix_.index_ = np.asarray(index, dtype=np.int32)
-    lp.a_matrix_.value_ = np.asarray(value, dtype=float)
-    lp.integrality_ = [highspy.HighsVarType.kInteger] * n
+    lp = _highs_lp(m.cost, m.lb, m.ub, m.rows, [True] * n)
     h.passModel(lp)
     if hint is not None:
         h.setSolution(n, np.arange(n, dtype=np.int32), np.asarray(hint, dtype=float))
@@ -221,3 +233,73 @@ def solve(
     if backend == "highs":
         return _solve_highs(m, time_limit, hint, threads, node_limit=node_limit)
     raise ValueError(f"unknown solver backend {backend!r}; one of {BACKENDS}")
+
+
+@dataclass(frozen=True)
+class LinearSolution:
+    """The answer of `solve_linear`: `bound` is the solver's proven bound on the optimum (a
+    lower bound when minimising, an upper bound when maximising; ±inf when there is none);
+    `row_duals` the dual value of each row (linear programs only: `y` with
+    `cost - Aᵀy` the reduced costs, so ≥ 0 on a binding `≥` row of a minimisation)."""
+
+    status: str  # "optimal" | "feasible" | "infeasible" | "unknown"
+    objective: float | None
+    bound: float
+    values: np.ndarray | None
+    row_duals: np.ndarray | None
+
+
+def solve_linear(
+    cost: list[float],
+    lb: list[float],
+    ub: list[float],
+    rows: list[tuple[list[int], list[float], float, float]],
+    integer: list[bool] | None = None,
+    maximize: bool = False,
+    time_limit: float | None = None,
+    threads: int | None = None,
+) -> LinearSolution:
+    """A linear (or mixed-integer, where `integer` says) program with real data, by HiGHS:
+    the LP bound of the optimiser (lp_bound.py) needs row duals and real coefficients.
+
+        >>> s = solve_linear([1.0, 1.0], [0, 0], [np.inf, np.inf], [([0, 1], [1.0, 2.0], 2.0, np.inf)])
+        >>> round(s.objective, 6), [round(float(y), 6) for y in s.row_duals]
+        (1.0, [0.5])
+    """
+    import highspy
+
+    n = len(cost)
+    integer = [False] * n if integer is None else list(integer)
+    h = _new_highs()
+    h.setOptionValue("random_seed", 0)
+    threads = _pool_threads(threads)
+    if threads:
+        h.setOptionValue("threads", threads)
+    if time_limit is not None:
+        h.setOptionValue("time_limit", max(float(time_limit), 0.01))
+    if any(integer):  # the proven bound is what callers use: no relative gap tolerance
+        h.setOptionValue("mip_rel_gap", 0.0)
+        h.setOptionValue("mip_abs_gap", 1e-7)
+    h.passModel(_highs_lp(cost, lb, ub, rows, integer, maximize))
+    if h.run() == highspy.HighsStatus.kError:
+        raise RuntimeError(f"HiGHS failed on a program of {n} variables and {len(rows)} rows")
+    st = h.getModelStatus()
+    info = h.getInfo()
+    S = highspy.HighsModelStatus
+    sol = h.getSolution()
+    has_sol = info.primal_solution_status == 2
+    values = np.asarray(sol.col_value, dtype=float) if has_sol else None
+    obj = float(info.objective_function_value) if has_sol else None
+    mip = any(integer)
+    worst = float("inf") if maximize else -float("inf")
+    if st == S.kOptimal:
+        status, bound = "optimal", obj
+        if mip and np.isfinite(info.mip_dual_bound):
+            bound = float(info.mip_dual_bound)
+    elif st == S.kInfeasible:
+        status, bound, values, obj = "infeasible", -worst, None, None
+    else:
+        status = "feasible" if values is not None else "unknown"
+        bound = float(info.mip_dual_bound) if mip and np.isfinite(info.mip_dual_bound) else worst
+    duals = np.asarray(sol.row_dual, dtype=float) if (not mip and status == "optimal" and sol.dual_valid) else None
+    return LinearSolution(status, obj, bound, values, duals)

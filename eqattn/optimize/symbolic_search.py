@@ -36,17 +36,21 @@ from ..attention import Design, DesignOrbit, Problem
 from ..attention.assignment import Demand
 from ..attention.clusterings import clusterings
 from ..attention.coverage import ScenarioResult
+from ..attention.dominance import MAX_MULTISETS
 from ..attention.hosting import hosting
 from ..attention.symbolic import SymbolicChecker
 from ..errors import LimitError
 from ..reps import Rep
 from .bounds import ScenarioBound
+from .coarsen import coarsen
 from .lazy import Context, Progress
+from .lp_bound import lp_bound
 from .program import Objective, build
 from .result import to_design
 from .types import design_types, generated_types
 
 ROUND_KEYS = 60  # counterexamples added per round at most (one per clustering)
+LOOP_SHARE = 0.8  # of the time for the loop's programs and checks; the rest is kept for the LP bound
 
 
 class DemandValues:
@@ -120,14 +124,41 @@ def _counterexamples(ctx: SearchContext, design: Design, values: DemandValues, d
         ctx.separation_time += time.perf_counter() - t
 
 
+def _coarse_counterexamples(
+    ctx: SearchContext, design: Design, values: DemandValues, deadline: float
+) -> tuple[Design | None, list[tuple[int, ...]] | None]:
+    """(coarse design, its counterexample keys) for a design too large to check: the first
+    coarsening (at MAX_MULTISETS, then 16 times fewer multisets) the checker accepts;
+    (None, []) when none is accepted; keys None when the deadline passed."""
+    limit = MAX_MULTISETS
+    while limit >= 1:
+        coarse = coarsen(design, limit)
+        if coarse is None:
+            break
+        try:
+            return coarse, _counterexamples(ctx, coarse, values, deadline, ROUND_KEYS)
+        except LimitError:
+            limit //= 16
+    return None, []
+
+
 def search(
     ctx: SearchContext,
     deadline: float,
     max_heads: int | None = None,
     max_head_dim: int | None = None,
+    trace: dict | None = None,
 ) -> SearchResult:
-    """The counterexample loop (module docstring) until optimal, infeasible, or a limit."""
+    """The counterexample loop (module docstring) until optimal, infeasible, or a limit.
+    The LP bound over every type (lp_bound.py, theory-scale O11) runs when the loop cannot
+    prove its answer (restricted types, a limit), until the final `deadline`; the loop's own
+    steps stop at `LOOP_SHARE` of the time. `trace` (a dict, for tests) receives the scenario
+    keys, the demand values and the best LP bound (its certificate)."""
     problem = ctx.problem
+    final = deadline
+    now = time.perf_counter()
+    if math.isfinite(deadline):
+        deadline = now + LOOP_SHARE * max(deadline - now, 0.0)
     values = DemandValues(problem)
     regular = _regular(problem)
     triv = problem.group.subgroup_classes[0]
@@ -144,6 +175,8 @@ def search(
         best = regular
     best_units = None if best is None else best.params // 4
     keys: list[tuple[int, ...]] = []
+    trace = {} if trace is None else trace
+    trace.update(keys=keys, values=values.values, lp=None)
     lower = 0
     rounds = 0
     n_types = 0
@@ -158,6 +191,21 @@ def search(
     objective = Objective(0)
     bound = ScenarioBound(problem, ctx.h, values.values, max_heads, ctx.threads)
     hosts_memo: dict = {}  # generated_types' cheapest hosts, kept between rounds
+    extra: set = set()  # types the LP bound's column generation found, offered to the restricted programs
+    lp_done: tuple[int, bool] | None = None  # (keys, converged) of the last LP bound
+
+    def lp_lower(columns) -> int:  # noqa: ANN001 - iterable of (sub, W)
+        """The LP bound over the keys so far (0 when no time is left); records new types."""
+        nonlocal lp_done
+        if time.perf_counter() > final - 0.05 or lp_done == (len(keys), True):
+            return 0
+        res = lp_bound(problem, ctx.h, values.values, keys, list(columns) + sorted(extra), final, max_heads, max_head_dim, ctx.threads)
+        lp_done = (len(keys), res.converged)
+        if trace["lp"] is None or res.units >= trace["lp"][1].units:
+            trace["lp"] = (list(keys), res)
+        ctx.lp_rounds = getattr(ctx, "lp_rounds", 0) + res.rounds
+        extra.update(res.support)
+        return res.units
     while True:
         if time.perf_counter() > deadline - 0.05:
             stopped = "time_limit"
@@ -183,7 +231,10 @@ def search(
                 break
             # too many capped types to list: search a generated subset for cheaper covering
             # designs (their programs' bounds are not lower bounds of the optimum)
-            table = generated_types(problem, values, ctx.h, max_cost, max_heads=max_heads, max_head_dim=max_head_dim, deadline=deadline, memo=hosts_memo, threads=ctx.threads)
+            table = generated_types(
+                problem, values, ctx.h, max_cost, max_heads=max_heads, max_head_dim=max_head_dim, deadline=deadline,
+                memo=hosts_memo, threads=ctx.threads, extra=sorted(extra),
+            )
             restricted = True
             stopped = "type_limit"
         n_types = len(table)
@@ -223,9 +274,19 @@ def search(
         try:
             new = _counterexamples(ctx, design, values, deadline, ROUND_KEYS)
         except LimitError:
-            ctx.unchecked = True
-            stopped = "scenario_limit"
-            break
+            # too many orbit types to check: check a design above it instead (coarsen.py);
+            # its counterexamples are the candidate's too
+            coarse, new = _coarse_counterexamples(ctx, design, values, deadline)
+            if new is not None and not new and coarse is not None:  # the coarse design covers
+                ok = (max_heads is None or sum(o.heads for o in coarse.orbits) <= max_heads) and (
+                    max_head_dim is None or all(o.head_dim <= max_head_dim for o in coarse.orbits)
+                )
+                if ok and (best_units is None or coarse.params // 4 < best_units):
+                    best, best_units = coarse, coarse.params // 4
+            if not new:
+                ctx.unchecked = True
+                stopped = "scenario_limit" if new is not None else "time_limit"
+                break
         if new is None:
             stopped = "time_limit"
             break
@@ -234,7 +295,15 @@ def search(
             if best_units is None or units < best_units:
                 best, best_units = design, units
             if restricted:
-                break  # the cheapest generated design meeting S covers: nothing cheaper among them
+                # the cheapest generated design meeting S covers: the LP bound over every type
+                # may prove it optimal, or offer the types the generated set lacks
+                known = {(t.sub, t.W) for t in table.types}
+                lower = max(lower, lp_lower(known))
+                if lower >= best_units:
+                    return SearchResult("optimal", best, best_units, rounds, len(keys), n_types, None)
+                if extra <= known or time.perf_counter() > deadline:
+                    break
+                continue
             if sol.status == "optimal":
                 return SearchResult("optimal", best, best_units, rounds, len(keys), n_types, None)
             stopped = {"time": "time_limit", "work": "work_limit"}.get(str(sol.stopped), "time_limit")
@@ -246,6 +315,8 @@ def search(
         if sol.status != "optimal":
             stopped = {"time": "time_limit", "work": "work_limit"}.get(str(sol.stopped), "time_limit")
             break
+    if best is not None and lower < best_units and stopped is not None:
+        lower = max(lower, lp_lower(()))
     if best is None:
         return SearchResult("unknown", None, lower, rounds, len(keys), n_types, stopped)
     if lower >= best_units:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import time
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import combinations, islice, product
 
@@ -386,6 +387,7 @@ def generated_types(
     deadline: float = math.inf,
     memo: dict | None = None,
     threads: int | None = None,
+    extra: Iterable[tuple[int, tuple[int, ...]]] = (),
 ) -> TypeTable:
     """A restricted type set for problems whose capped types are too many to list (issue 9).
 
@@ -394,7 +396,8 @@ def generated_types(
     scenarios), and the regular type (C1, min(d, dim V)). Programs over these types give
     covering designs once checked, but their bounds are NOT lower bounds of the optimum (the
     type set is not complete; docs/theory-scale.md O10). `memo` keeps the cheapest hosts
-    between calls (the search calls this once per round with more demand values).
+    between calls (the search calls this once per round with more demand values); `extra`
+    (subgroup id, W) are added as they are (the LP bound's columns, lp_bound.py).
     Test: tests/optimize/test_bounds.py (C8, 8xregular, H = 4, d = 16)."""
     memo = {} if memo is None else memo
     seen: set[tuple[int, tuple[int, ...]]] = set()
@@ -430,6 +433,8 @@ def generated_types(
                 memo[key] = cheapest_host(slot, D, max_head_dim, threads)
             if memo[key] is not None:
                 add(slot.K, memo[key])
+    for sid, W in extra:
+        add(problem.group.subgroup_classes[sid], np.asarray(W, dtype=np.int64))
     for sub in problem.group.subgroup_classes:
         mine = sorted((t for t in types if t.sub == sub.id), key=lambda t: t.cost)
         for a, b in islice(combinations(mine, 2), MAX_JOINS):

@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from eqattn.attention import Problem, check_coverage
+from eqattn.attention import Problem
 from eqattn.attention.hosting import hosting
-from eqattn.optimize import optimize
 from eqattn.optimize.bounds import ScenarioBound, demand_bound
 from eqattn.optimize.separation import ScenarioSpace
 
@@ -71,12 +70,5 @@ def test_spec_examples():
     assert demand_bound(p, hosting(p), zero) == 0
 
 
-def test_symbolic_engine_past_the_type_limit_finds_a_cheaper_design_with_a_bound():
-    """C8, 8xregular, H = 4, d = 16: the capped types are too many to list; the generated types
-    give a covering design below vanilla, and the scenario bound a positive lower bound."""
-    p = Problem.create("C8", "8xregular", 4, 16)
-    r = optimize(p, 60, engine="symbolic")
-    assert r.design is not None and all(v.covered for v in check_coverage(p, r.design))
-    assert r.design_params < p.vanilla_params
-    assert 0 < r.lower_bound <= r.design_params
-    assert r.status == "feasible" and r.stopped_by == "type_limit"
+# The symbolic engine past the type limit (C8, 8xregular, H = 4, d = 16): now proven optimal by
+# the LP bound, tests/optimize/test_lp_bound.py::test_symbolic_engine_proves_optimality_past_the_type_limit.

@@ -1,0 +1,327 @@
+"""The LP bound: the linear relaxation of the optimiser's program over *every* orbit type,
+by column generation (issue 9; docs/theory-scale.md O11).
+
+The program of a round (program.py) over a scenario set `S` and all types `t = (K', W)`,
+`0 < W ≤ V|K'`, is a relaxation of the covering problem (Lemma O1), so its linear relaxation
+is one too. Its dual reads: find `μ_{s,j,σ} ≥ 0` (one per demand irrep of each scenario) and
+`λ ≥ 0` (the `max_heads` row) with, for every type t,
+
+    π(t) - [G:K'] λ ≤ c_t,     π(t) = Σ_s max(0, max_{j, a hosting} Σ_σ μ_{s,j,σ} min(S_σ, D_σ)),
+
+(`S` the supply of t through the double coset `a`, SPEC §4.4); then every covering design
+costs at least `Σ D μ - max_heads λ` (units, P/4). The types are far too many to list at real
+sizes, so the LP is solved over a few of them (the *master*), and a *pricing* program per
+subgroup `K'` — an integer program over the multiplicities of W — finds the type of largest
+`π(t) - c_t - [G:K'] λ` for the master's duals. When that is `δ > 0`, the duals scaled by
+`1/θ`, `θ = 1 + δ / c_min`, are still feasible for every type (Farley's bound), so each
+round gives a certified bound, and the last one is the LP optimum itself.
+
+    >>> from eqattn.attention import Problem
+    >>> from eqattn.attention.hosting import hosting
+    >>> from eqattn.optimize.separation import ScenarioSpace
+    >>> p = Problem.create("C4", "E1", 2, 1)   # SPEC §6.2: the optimum is 8 parameters
+    >>> space = ScenarioSpace(p)
+    >>> b = lp_bound(p, hosting(p), space.values, space.initial_keys(), start=())
+    >>> 4 * b.units, b.converged
+    (8, True)
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from ..attention import Problem
+from ..attention.assignment import Demand
+from ..attention.hosting import Hosting
+from ..reps import irreps_of
+from . import solver
+from .types import Slot, host_slots
+
+MAX_ROUNDS = 60  # column-generation rounds in one call
+PRICE_TIME = 20.0  # seconds per pricing program at most
+EPS = 1e-7  # a pricing profit at most this is "no improving type"
+
+Column = tuple[int, tuple[int, ...]]  # (subgroup class id of K', multiplicities of W)
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """Dual values proving an LP bound: `mu[(s, j, σ)]` for the irreps σ of demand j of the
+    scenario at position s, `lam` for the `max_heads` row, scaled by `1/theta` (module
+    docstring). `check_certificate` verifies one against an explicit list of types."""
+
+    mu: tuple[tuple[int, int, int, float], ...]
+    lam: float
+    theta: float
+
+    def value(self, values: Sequence[Demand], keys: Sequence[tuple[int, ...]], max_heads: int | None) -> float:
+        """`(Σ D μ - max_heads λ) / θ`, the bound (units) this certificate proves."""
+        tot = sum(m * values[keys[s][j]].D.mults[g] for s, j, g, m in self.mu)
+        if max_heads is not None:
+            tot -= max_heads * self.lam
+        return tot / self.theta
+
+
+@dataclass(frozen=True)
+class LPBound:
+    units: int  # the certified lower bound of every covering design, in units (P/4); 0 when none
+    value: float  # the certificate's value before rounding up
+    converged: bool  # the last master was the LP optimum over all types
+    rounds: int
+    columns: tuple[Column, ...]  # the master's types
+    support: tuple[Column, ...]  # types with n_t > 0 in the last master's optimum
+    certificate: Certificate | None
+
+
+def _unit_cost(slot: Slot) -> np.ndarray:
+    return np.asarray(slot.unit_cost, dtype=np.int64)
+
+
+class _Slots:
+    """The host slots of every demand value of the keys, grouped by subgroup."""
+
+    def __init__(self, problem: Problem, h: Hosting, values: Sequence[Demand], keys: Sequence[tuple[int, ...]], max_heads: int | None) -> None:
+        self.by_value: dict[int, list[Slot]] = {}
+        self.subs: dict[int, Slot] = {}  # one slot per subgroup (its costs, dims, V|K')
+        for key in keys:
+            for vi in key:
+                if vi not in self.by_value:
+                    self.by_value[vi] = list(host_slots(problem, h, values[vi], max_heads))
+                    for sl in self.by_value[vi]:
+                        self.subs.setdefault(sl.K.id, sl)
+
+
+def _entries(col: Column, slots: _Slots, values: Sequence[Demand], keys: Sequence[tuple[int, ...]]) -> list[tuple[int, int, np.ndarray]]:
+    """(key position, demand position, capped supply) for every slot through which the
+    type hosts a demand of a key and supplies part of it."""
+    sub, Wt = col
+    W = np.asarray(Wt, dtype=np.int64)
+    out = []
+    for s, key in enumerate(keys):
+        for j, vi in enumerate(key):
+            D = np.asarray(values[vi].D.mults, dtype=np.int64)
+            for sl in slots.by_value[vi]:
+                if sl.K.id != sub or (sl.img > W).any():
+                    continue
+                sup = np.minimum(W @ sl.unit, D)
+                if (sup[D > 0] > 0).any():
+                    out.append((s, j, sup))
+    return out
+
+
+def _price(
+    sub: int, slots: _Slots, values: Sequence[Demand], keys: Sequence[tuple[int, ...]], mu: dict, lam: float,
+    max_head_dim: int | None, time_limit: float, threads: int | None,
+) -> tuple[float, tuple[int, ...] | None]:
+    """max over W ≤ V|K' of π(W) - c(W) - [G:K'] λ (an upper bound of it when the program
+    stops early), and the best W found (None if none has positive profit)."""
+    ref = slots.subs[sub]
+    nt = len(ref.VK)
+    uc = _unit_cost(ref)
+    cost: list[float] = [-float(u) for u in uc]
+    lb: list[float] = [0.0] * nt
+    ub: list[float] = [float(v) for v in ref.VK]
+    integer = [True] * nt
+    rows: list[tuple[list[int], list[float], float, float]] = []
+    if max_head_dim is not None:
+        rows.append((list(range(nt)), [float(x) for x in ref.dims], -np.inf, float(max_head_dim)))
+    for s, key in enumerate(keys):
+        xs = []
+        for j, vi in enumerate(key):
+            D = values[vi].D.mults
+            for sl in slots.by_value[vi]:
+                if sl.K.id != sub:
+                    continue
+                sig = [g for g in range(len(D)) if D[g] > 0 and mu.get((s, j, g), 0.0) > 0 and (sl.unit[:, g] > 0).any()]
+                if not sig:
+                    continue
+                x = len(cost)
+                cost.append(0.0)
+                lb.append(0.0)
+                ub.append(1.0)
+                integer.append(True)
+                xs.append(x)
+                for t in range(nt):
+                    if sl.img[t] > 0:  # hosting: W ≥ img when x = 1
+                        rows.append(([t, x], [1.0, -float(sl.img[t])], 0.0, np.inf))
+                for g in sig:
+                    q = len(cost)
+                    cost.append(mu[(s, j, g)])
+                    lb.append(0.0)
+                    ub.append(float(D[g]))
+                    integer.append(False)
+                    rows.append(([q, x], [1.0, -float(D[g])], -np.inf, 0.0))  # q ≤ D_σ x
+                    ts = [t for t in range(nt) if sl.unit[t, g] > 0]
+                    rows.append(([q] + ts, [1.0] + [-float(sl.unit[t, g]) for t in ts], -np.inf, 0.0))  # q ≤ (W unit)_σ
+        if len(xs) > 1:
+            rows.append((xs, [1.0] * len(xs), -np.inf, 1.0))  # one demand and coset per scenario
+    heads = ref.K.index
+    sol = solver.solve_linear(cost, lb, ub, rows, integer, maximize=True, time_limit=time_limit, threads=threads)
+    if sol.status == "infeasible":  # (W = 0 is always feasible)
+        raise RuntimeError("internal error: a pricing program is infeasible")
+    upper = sol.bound - heads * lam
+    best = None
+    if sol.values is not None and sol.objective is not None and sol.objective - heads * lam > EPS:
+        best = tuple(int(round(v)) for v in sol.values[:nt])
+    return upper, best
+
+
+def lp_bound(
+    problem: Problem,
+    h: Hosting,
+    values: Sequence[Demand],
+    keys: Sequence[tuple[int, ...]],
+    start: Iterable[Column],
+    deadline: float = math.inf,
+    max_heads: int | None = None,
+    max_head_dim: int | None = None,
+    threads: int | None = None,
+    max_rounds: int = MAX_ROUNDS,
+) -> LPBound:
+    """The LP bound over the scenario keys (demand ids into `values`, D = 0 demands left out)
+    and all types within the compute constraints, by column generation from `start`.
+    Stops at the LP optimum, after `max_rounds`, or at the deadline; the bound returned is
+    the best certified one of the rounds."""
+    keys = [tuple(k) for k in keys]
+    slots = _Slots(problem, h, values, keys, max_heads)
+    cols: list[Column] = []
+    seen: set[Column] = set()
+
+    def add(c: Column) -> bool:
+        if c[0] not in slots.subs or c in seen or not any(c[1]):
+            return False
+        if max_head_dim is not None and int(np.dot(slots.subs[c[0]].dims, c[1])) > max_head_dim:
+            return False
+        seen.add(c)
+        cols.append(c)
+        return True
+
+    for c in start:
+        add((int(c[0]), tuple(int(x) for x in c[1])))
+    entries: dict[Column, list] = {}
+    supply_rows: list[tuple[int, int, int]] = [
+        (s, j, g) for s, key in enumerate(keys) for j, vi in enumerate(key) for g, x in enumerate(values[vi].D.mults) if x > 0
+    ]
+    if not supply_rows:
+        return LPBound(0, 0.0, True, 0, tuple(cols), (), Certificate((), 0.0, 1.0))
+    big = 1.0 + sum(float(_unit_cost(sl) @ sl.VK) for sl in slots.subs.values()) * max(1, len(supply_rows))
+    best: LPBound | None = None
+    rounds = 0
+    support: tuple[Column, ...] = ()
+    while rounds < max_rounds and time.perf_counter() < deadline:
+        rounds += 1
+        # ---- the master LP over `cols` (with a costly slack per supply row: always feasible)
+        cost: list[float] = []
+        row_of = {r: i for i, r in enumerate(supply_rows)}
+        rows: list[tuple[list[int], list[float], float, float]] = [
+            ([], [], float(values[keys[s][j]].D.mults[g]), np.inf) for s, j, g in supply_rows
+        ]
+        for i in range(len(supply_rows)):
+            rows[i][0].append(len(cost))
+            rows[i][1].append(1.0)
+            cost.append(big)
+        nvar: list[int] = []
+        heads_row = ([], [], -float(max_heads), np.inf) if max_heads is not None else None
+        for c in cols:
+            if c not in entries:
+                entries[c] = _entries(c, slots, values, keys)
+            ref = slots.subs[c[0]]
+            n = len(cost)
+            nvar.append(n)
+            cost.append(float(_unit_cost(ref) @ np.asarray(c[1])))
+            if heads_row is not None:
+                heads_row[0].append(n)
+                heads_row[1].append(-float(ref.K.index))
+            link: dict[int, tuple[list[int], list[float], float, float]] = {}
+            for s, j, sup in entries[c]:
+                y = len(cost)
+                cost.append(0.0)
+                lk = link.setdefault(s, ([n], [1.0], 0.0, np.inf))  # n_t - Σ y ≥ 0
+                lk[0].append(y)
+                lk[1].append(-1.0)
+                for g in np.nonzero(sup)[0]:
+                    r = row_of.get((s, j, int(g)))
+                    if r is not None:
+                        rows[r][0].append(y)
+                        rows[r][1].append(float(sup[g]))
+            rows.extend(link.values())
+        if heads_row is not None:
+            rows.append(heads_row)
+        left = deadline - time.perf_counter()
+        if left <= 0:
+            break
+        sol = solver.solve_linear(cost, [0.0] * len(cost), [np.inf] * len(cost), rows, time_limit=left, threads=threads)
+        if sol.status != "optimal" or sol.row_duals is None:
+            break
+        duals = sol.row_duals
+        mu = {r: float(max(0.0, duals[i])) for i, r in enumerate(supply_rows) if duals[i] > 0}
+        lam = float(max(0.0, duals[-1])) if heads_row is not None else 0.0
+        support = tuple(c for c, n in zip(cols, nvar) if sol.values[n] > 1e-9)
+        # ---- pricing, one program per subgroup
+        theta = 1.0
+        new = 0
+        priced = True
+        for sub, ref in slots.subs.items():
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                priced = False
+                break
+            upper, W = _price(sub, slots, values, keys, mu, lam, max_head_dim, min(PRICE_TIME, left), threads)
+            if not math.isfinite(upper):
+                priced = False
+                break
+            cmin = float(min(u for u in _unit_cost(ref) if u > 0))
+            theta = max(theta, 1.0 + max(0.0, upper) / cmin)
+            if W is not None and add((sub, W)):
+                new += 1
+        if priced:
+            cert = Certificate(tuple((s, j, g, m) for (s, j, g), m in sorted(mu.items())), lam, theta)
+            value = cert.value(values, keys, max_heads)
+            units = max(0, int(math.ceil(value - 1e-6)))
+            converged = theta <= 1.0 + 1e-12 or new == 0
+            if best is None or value > best.value or converged:  # the LP optimum: no Farley bound exceeds it
+                best = LPBound(units, value, converged, rounds, tuple(cols), support, cert)
+            if converged:
+                break
+        if new == 0:
+            break
+    if best is None:
+        return LPBound(0, 0.0, False, rounds, tuple(cols), support, None)
+    return LPBound(best.units, best.value, best.converged, rounds, tuple(cols), support, best.certificate)
+
+
+def type_profit(
+    problem: Problem, h: Hosting, values: Sequence[Demand], keys: Sequence[tuple[int, ...]], cert: Certificate,
+    sub: int, W: Sequence[int], max_heads: int | None = None,
+) -> float:
+    """`π(t)/θ - [G:K'] λ/θ - c_t` of the type (sub, W) under a certificate (≤ 0 for every
+    type when the certificate is valid); computed directly from the hosting data, for tests."""
+    K = problem.group.subgroup_classes[sub]
+    mu = defaultdict(float)
+    for s, j, g, m in cert.mu:
+        mu[(s, j, g)] = m
+    Wa = np.asarray(W, dtype=np.int64)
+    pi = 0.0
+    cost = None
+    for s, key in enumerate(keys):
+        best = 0.0
+        for j, vi in enumerate(key):
+            D = np.asarray(values[vi].D.mults, dtype=np.int64)
+            for sl in host_slots(problem, h, values[vi], max_heads):
+                if sl.K.id != sub:
+                    continue
+                cost = float(_unit_cost(sl) @ Wa)
+                if (sl.img > Wa).any():
+                    continue
+                sup = np.minimum(Wa @ sl.unit, D)
+                best = max(best, sum(mu[(s, j, g)] * float(sup[g]) for g in range(len(D))))
+        pi += best
+    if cost is None:
+        cost = float(np.dot(np.asarray(problem.restrict(K).mults) * np.asarray(irreps_of(K).es), Wa))
+    return (pi - K.index * cert.lam) / cert.theta - cost
