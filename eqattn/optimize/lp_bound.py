@@ -43,7 +43,8 @@ from ..reps import irreps_of
 from . import solver
 from .types import Slot, host_slots
 
-MAX_ROUNDS = 60  # column-generation rounds in one call
+MAX_ROUNDS = 200  # column-generation rounds in one call (quick and exact pricing rounds)
+QUICK_COLUMNS = 3  # columns added per subgroup by one quick pricing round
 PRICE_TIME = 20.0  # seconds per pricing program at most
 EPS = 1e-7  # a pricing profit at most this is "no improving type"
 
@@ -115,6 +116,29 @@ def _entries(col: Column, slots: _Slots, values: Sequence[Demand], keys: Sequenc
     return out
 
 
+def _profits(
+    sub: int, Ws: np.ndarray, slots: _Slots, values: Sequence[Demand], keys: Sequence[tuple[int, ...]], mu: dict, lam: float
+) -> np.ndarray:
+    """π(W) - c(W) - [G:K'] λ for each row W of Ws (types on K'), vectorised."""
+    ref = slots.subs[sub]
+    pi = np.zeros(len(Ws))
+    for s, key in enumerate(keys):
+        best = None
+        for j, vi in enumerate(key):
+            D = np.asarray(values[vi].D.mults, dtype=np.int64)
+            w = np.array([mu.get((s, j, g), 0.0) for g in range(len(D))])
+            if not w.any():
+                continue
+            for sl in slots.by_value[vi]:
+                if sl.K.id != sub:
+                    continue
+                val = np.where((Ws >= sl.img).all(axis=1), np.minimum(Ws @ sl.unit, D) @ w, 0.0)
+                best = val if best is None else np.maximum(best, val)
+        if best is not None:
+            pi += best
+    return pi - Ws @ _unit_cost(ref) - ref.K.index * lam
+
+
 def _price(
     sub: int, slots: _Slots, values: Sequence[Demand], keys: Sequence[tuple[int, ...]], mu: dict, lam: float,
     max_head_dim: int | None, time_limit: float, threads: int | None,
@@ -183,11 +207,13 @@ def lp_bound(
     max_head_dim: int | None = None,
     threads: int | None = None,
     max_rounds: int = MAX_ROUNDS,
+    candidates: Iterable[Column] = (),
 ) -> LPBound:
     """The LP bound over the scenario keys (demand ids into `values`, D = 0 demands left out)
     and all types within the compute constraints, by column generation from `start`.
     Stops at the LP optimum, after `max_rounds`, or at the deadline; the bound returned is
-    the best certified one of the rounds."""
+    the best certified one of the rounds. `candidates`: types tried by the quick pricing
+    (profits computed directly) before the pricing programs are asked."""
     keys = [tuple(k) for k in keys]
     slots = _Slots(problem, h, values, keys, max_heads)
     cols: list[Column] = []
@@ -204,6 +230,10 @@ def lp_bound(
 
     for c in start:
         add((int(c[0]), tuple(int(x) for x in c[1])))
+    pools: dict[int, list[np.ndarray]] = defaultdict(list)
+    for c in candidates:
+        if c[0] in slots.subs:
+            pools[c[0]].append(np.asarray(c[1], dtype=np.int64))
     entries: dict[Column, list] = {}
     supply_rows: list[tuple[int, int, int]] = [
         (s, j, g) for s, key in enumerate(keys) for j, vi in enumerate(key) for g, x in enumerate(values[vi].D.mults) if x > 0
@@ -263,9 +293,22 @@ def lp_bound(
         mu = {r: float(max(0.0, duals[i])) for i, r in enumerate(supply_rows) if duals[i] > 0}
         lam = float(max(0.0, duals[-1])) if heads_row is not None else 0.0
         support = tuple(c for c, n in zip(cols, nvar) if sol.values[n] > 1e-9)
-        # ---- pricing, one program per subgroup
-        theta = 1.0
+        # ---- quick pricing: the profits of joins of the LP's types and of the candidates
         new = 0
+        for sub in slots.subs:
+            mine = [np.asarray(c[1], dtype=np.int64) for c in support if c[0] == sub]
+            pool = [np.maximum(a, b) for i, a in enumerate(mine) for b in mine[i + 1:]] + pools.get(sub, [])
+            if not pool:
+                continue
+            Ws = np.unique(np.array(pool), axis=0)
+            prof = _profits(sub, Ws, slots, values, keys, mu, lam)
+            for i in np.argsort(-prof)[:QUICK_COLUMNS]:
+                if prof[i] > EPS and add((sub, tuple(int(x) for x in Ws[i]))):
+                    new += 1
+        if new:
+            continue
+        # ---- exact pricing, one program per subgroup (a certified bound)
+        theta = 1.0
         priced = True
         for sub, ref in slots.subs.items():
             left = deadline - time.perf_counter()

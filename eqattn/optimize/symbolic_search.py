@@ -194,17 +194,21 @@ def search(
     extra: set = set()  # types the LP bound's column generation found, offered to the restricted programs
     lp_done: tuple[int, bool] | None = None  # (keys, converged) of the last LP bound
 
-    def lp_lower(columns) -> int:  # noqa: ANN001 - iterable of (sub, W)
-        """The LP bound over the keys so far (0 when no time is left); records new types."""
+    def lp_lower(columns, until: float = final) -> int:  # noqa: ANN001 - iterable of (sub, W)
+        """The LP bound over the keys so far (0 when no time is left); records its columns."""
         nonlocal lp_done
-        if time.perf_counter() > final - 0.05 or lp_done == (len(keys), True):
+        if time.perf_counter() > until - 0.05 or lp_done == (len(keys), True):
             return 0
-        res = lp_bound(problem, ctx.h, values.values, keys, list(columns) + sorted(extra), final, max_heads, max_head_dim, ctx.threads)
+        hosts = sorted({(k[1], tuple(int(x) for x in W)) for k, W in hosts_memo.items() if W is not None})
+        res = lp_bound(
+            problem, ctx.h, values.values, keys, list(columns) + sorted(extra), until, max_heads, max_head_dim, ctx.threads,
+            candidates=hosts,
+        )
         lp_done = (len(keys), res.converged)
         if trace["lp"] is None or res.units >= trace["lp"][1].units:
             trace["lp"] = (list(keys), res)
         ctx.lp_rounds = getattr(ctx, "lp_rounds", 0) + res.rounds
-        extra.update(res.support)
+        extra.update(res.columns)
         return res.units
     while True:
         if time.perf_counter() > deadline - 0.05:
@@ -231,9 +235,18 @@ def search(
                 break
             # too many capped types to list: search a generated subset for cheaper covering
             # designs (their programs' bounds are not lower bounds of the optimum)
+            # the LP bound over every type first: a valid bound, and its columns are the types
+            # the restricted program needs (price and branch)
+            generated_types(  # the cheapest hosts of the new demand values (memoised), for the LP's quick pricing
+                problem, values, ctx.h, max_cost, max_heads=max_heads, max_head_dim=max_head_dim, deadline=deadline,
+                memo=hosts_memo, threads=ctx.threads, joins=False,
+            )
+            lower = max(lower, lp_lower((), deadline))
+            if best_units is not None and lower >= best_units:
+                return SearchResult("optimal", best, best_units, rounds, len(keys), n_types, None)
             table = generated_types(
                 problem, values, ctx.h, max_cost, max_heads=max_heads, max_head_dim=max_head_dim, deadline=deadline,
-                memo=hosts_memo, threads=ctx.threads, extra=sorted(extra),
+                memo=hosts_memo, threads=ctx.threads, extra=sorted(extra), joins=not extra,
             )
             restricted = True
             stopped = "type_limit"

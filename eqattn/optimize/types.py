@@ -388,6 +388,7 @@ def generated_types(
     memo: dict | None = None,
     threads: int | None = None,
     extra: Iterable[tuple[int, tuple[int, ...]]] = (),
+    joins: bool = True,
 ) -> TypeTable:
     """A restricted type set for problems whose capped types are too many to list (issue 9).
 
@@ -437,7 +438,7 @@ def generated_types(
         add(problem.group.subgroup_classes[sid], np.asarray(W, dtype=np.int64))
     for sub in problem.group.subgroup_classes:
         mine = sorted((t for t in types if t.sub == sub.id), key=lambda t: t.cost)
-        for a, b in islice(combinations(mine, 2), MAX_JOINS):
+        for a, b in islice(combinations(mine, 2), MAX_JOINS if joins else 0):
             add(sub, np.maximum(np.array(a.W), np.array(b.W)))
     table = TypeTable(problem, space, h, types)
     useful = table.hostable().any(axis=0) if space.values else np.zeros(len(types), dtype=bool)
