@@ -4,7 +4,8 @@ The symbolic coverage checker needs the multisets of a design's distinct orbit t
 few (`attention.dominance.MAX_MULTISETS`: `Π_t (n_t + 1)` over the types). A program's design
 with many distinct types cannot be checked; `coarsen` replaces it by a design *above* it:
 orbits whose `W` is replaced by a larger one (the join `W ∨ W'` of two types on one
-subgroup) or restricted to a subgroup (`(K, W) → (K', W|K')`, `K' ≤ K`). Both keep every
+subgroup) or restricted to a subgroup (`(K, W) → (K', W|K')`, `K' ≤ K`; two types on
+subgroups that do not contain one another are both restricted to a subgroup inside both). Both keep every
 hosting and do not lower any supply (theory-scale O12), so the coarse design covers every
 clustering the original covers, and a counterexample scenario of the coarse design is one of
 the original too.
@@ -43,14 +44,16 @@ def _below(small, big) -> bool:  # noqa: ANN001 - SubgroupClass
 
 def coarsen(design: Design, limit: int) -> Design | None:
     """A design above `design` with at most `limit` multisets of orbit types, by greedy
-    merges of two types (least parameter increase first); the orbits stay as many. None
-    when no merge is possible any more (one type left)."""
+    merges of two types (least parameter increase first): on one subgroup by the join, else
+    on the largest subgroup inside both (restricting both W). The orbits stay as many. None
+    when the limit cannot be met (one type left)."""
     problem = design.problem
     types: dict[tuple[int, tuple[int, ...]], tuple[DesignOrbit, int]] = {}
     for o in design.orbits:
         k = o.key()
         types[k] = (o, types[k][1] + 1 if k in types else 1)
     items = list(types.values())
+    subs = problem.group.subgroup_classes
     while math.prod(c + 1 for _, c in items) > limit:
         best = None
         for i in range(len(items)):
@@ -62,8 +65,9 @@ def coarsen(design: Design, limit: int) -> Design | None:
                     merged = DesignOrbit(o2.sub, _join(o1.W.restrict(o2.sub), o2.W))
                 elif _below(o1.sub, o2.sub):
                     merged = DesignOrbit(o1.sub, _join(o1.W, o2.W.restrict(o1.sub)))
-                else:
-                    continue
+                else:  # the largest subgroup (representative) inside both; the trivial one at worst
+                    K = max((K for K in subs if _below(K, o1.sub) and _below(K, o2.sub)), key=lambda K: K.order)
+                    merged = DesignOrbit(K, _join(o1.W.restrict(K), o2.W.restrict(K)))
                 m = merged.params(problem)
                 extra = c1 * (m - o1.params(problem)) + c2 * (m - o2.params(problem))
                 if best is None or extra < best[0]:

@@ -50,6 +50,8 @@ from .result import to_design
 from .types import design_types, generated_types
 
 ROUND_KEYS = 60  # counterexamples added per round at most (one per clustering)
+FULL_TYPES = 1000  # capped types past which the restricted rounds (LP columns, cheapest hosts) run first
+RESTRICTED_SHARE = 0.25  # of the loop's time left, for one restricted program
 LOOP_SHARE = 0.8  # of the time for the loop's programs and checks; the rest is kept for the LP bound
 
 
@@ -193,6 +195,9 @@ def search(
     hosts_memo: dict = {}  # generated_types' cheapest hosts, kept between rounds
     extra: set = set()  # types the LP bound's column generation found, offered to the restricted programs
     lp_done: tuple[int, bool] | None = None  # (keys, converged) of the last LP bound
+    lean = True  # restricted programs over the LP's columns only (few distinct types: checkable designs)
+    lean_table = False
+    full = False  # past FULL_TYPES capped types, the restricted rounds (price and branch) come first
 
     def lp_lower(columns, until: float = final) -> int:  # noqa: ANN001 - iterable of (sub, W)
         """The LP bound over the keys so far (0 when no time is left); records its columns."""
@@ -228,6 +233,8 @@ def search(
         max_cost = math.inf if best_units is None else 4 * best_units
         try:
             table = design_types(problem, values, ctx.h, max_cost, deadline, max_heads=max_heads, max_head_dim=max_head_dim)
+            if len(table) > FULL_TYPES and not full:
+                raise LimitError("rep", f"{len(table)} capped types: price and branch first")
             restricted = False
         except LimitError:
             if time.perf_counter() > deadline:
@@ -246,8 +253,9 @@ def search(
                 return SearchResult("optimal", best, best_units, rounds, len(keys), n_types, None)
             table = generated_types(
                 problem, values, ctx.h, max_cost, max_heads=max_heads, max_head_dim=max_head_dim, deadline=deadline,
-                memo=hosts_memo, threads=ctx.threads, extra=sorted(extra), joins=not extra,
+                memo=hosts_memo, threads=ctx.threads, extra=sorted(extra), joins=not extra, hosts=not (extra and lean),
             )
+            lean_table = bool(extra and lean)
             restricted = True
             stopped = "type_limit"
         n_types = len(table)
@@ -267,8 +275,14 @@ def search(
             stopped = "time_limit"
             break
         prog = build(table, U, keys, objective, heads_max=max_heads)
-        sol = ctx.solve(prog.model, deadline)
+        until = deadline
+        if restricted:  # a candidate, not a bound, is wanted: a good solution soon beats a proof late
+            until = min(deadline, time.perf_counter() + max(5.0, RESTRICTED_SHARE * (deadline - time.perf_counter())))
+        sol = ctx.solve(prog.model, until)
         if restricted and sol.status == "infeasible":
+            if lean_table:  # the LP's columns alone do not meet S: the cheapest hosts too, from now on
+                lean = False
+                continue
             break  # no generated design cheaper than the incumbent meets S
         if sol.status == "infeasible":
             # no design (cheaper than the incumbent, within the constraints) meets S
@@ -314,8 +328,12 @@ def search(
                 lower = max(lower, lp_lower(known))
                 if lower >= best_units:
                     return SearchResult("optimal", best, best_units, rounds, len(keys), n_types, None)
-                if extra <= known or time.perf_counter() > deadline:
+                if time.perf_counter() > deadline:
                     break
+                if extra <= known:
+                    if full:
+                        break
+                    full = True  # the program over every capped type (when they fit) for the time left
                 continue
             if sol.status == "optimal":
                 return SearchResult("optimal", best, best_units, rounds, len(keys), n_types, None)
@@ -325,7 +343,7 @@ def search(
         if not added:
             raise AssertionError("a counterexample of the program's design is already in the program")
         keys.extend(added)
-        if sol.status != "optimal":
+        if sol.status != "optimal" and not (restricted and sol.stopped == "time" and time.perf_counter() < deadline):
             stopped = {"time": "time_limit", "work": "work_limit"}.get(str(sol.stopped), "time_limit")
             break
     if best is not None and lower < best_units and stopped is not None:

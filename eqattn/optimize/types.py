@@ -389,6 +389,7 @@ def generated_types(
     threads: int | None = None,
     extra: Iterable[tuple[int, tuple[int, ...]]] = (),
     joins: bool = True,
+    hosts: bool = True,
 ) -> TypeTable:
     """A restricted type set for problems whose capped types are too many to list (issue 9).
 
@@ -398,7 +399,8 @@ def generated_types(
     covering designs once checked, but their bounds are NOT lower bounds of the optimum (the
     type set is not complete; docs/theory-scale.md O10). `memo` keeps the cheapest hosts
     between calls (the search calls this once per round with more demand values); `extra`
-    (subgroup id, W) are added as they are (the LP bound's columns, lp_bound.py).
+    (subgroup id, W) are added as they are (the LP bound's columns, lp_bound.py); `hosts=False`
+    leaves the cheapest hosts out of the table (they are still computed into `memo`).
     Test: tests/optimize/test_bounds.py (C8, 8xregular, H = 4, d = 16)."""
     memo = {} if memo is None else memo
     seen: set[tuple[int, tuple[int, ...]]] = set()
@@ -432,7 +434,7 @@ def generated_types(
                 if time.perf_counter() > deadline:
                     continue  # past the deadline: the types so far
                 memo[key] = cheapest_host(slot, D, max_head_dim, threads)
-            if memo[key] is not None:
+            if memo[key] is not None and hosts:
                 add(slot.K, memo[key])
     for sid, W in extra:
         add(problem.group.subgroup_classes[sid], np.asarray(W, dtype=np.int64))

@@ -17,11 +17,13 @@ import pytest
 
 from eqattn.attention import Problem, check_coverage
 from eqattn.attention.hosting import hosting
+from eqattn.errors import LimitError
 from eqattn.optimize import optimize
 from eqattn.optimize.bounds import ScenarioBound
 from eqattn.optimize.lp_bound import lp_bound, type_profit
 from eqattn.optimize.separation import ScenarioSpace
-from eqattn.optimize.symbolic_search import SearchContext, search
+from eqattn.optimize.symbolic_search import FULL_TYPES, DemandValues, SearchContext, search
+from eqattn.optimize.types import design_types
 from eqattn.reps import irreps_of
 
 ROWS = [
@@ -172,3 +174,24 @@ def test_symbolic_engine_proves_optimality_past_the_type_limit():
     assert max_profit(p, trace["values"], keys, lp.certificate) <= 1e-6
     r = optimize(p, 60, engine="symbolic")
     assert (r.status, r.design_params, r.lower_bound) == ("optimal", 11264, 11264)
+
+
+def test_restricted_rounds_first_when_the_capped_types_are_many():
+    """S4, 2xregular, H = 4, d = 12 (dim V 48): over FULL_TYPES capped types, so the restricted
+    rounds run first; the LP bound proves their design optimal (2528 parameters, ratio
+    0.274). The certificate is re-checked against every type of every subgroup of S4."""
+    p = Problem.create("S4", "2xregular", 4, 12)
+    ctx = SearchContext(p, "highs", None, None)
+    trace: dict = {}
+    res = search(ctx, time.perf_counter() + 120, trace=trace)
+    assert res.status == "optimal" and res.design.params == 2528 and res.design.params < p.vanilla_params
+    assert all(v.covered for v in check_coverage(p, res.design))
+    keys, lp = trace["lp"]
+    assert 4 * lp.units == 2528
+    assert max_profit(p, trace["values"], keys, lp.certificate) <= 1e-6
+    vals = DemandValues(p)  # the capped types over the demand values met are many (or too many to list)
+    vals.values.extend(trace["values"])
+    try:
+        assert len(design_types(p, vals, ctx.h, p.vanilla_params)) > FULL_TYPES
+    except LimitError:
+        pass
