@@ -50,13 +50,32 @@ def build(
     cutoff: int | None = None,
     lower: dict[int, int] | None = None,
     heads_max: int | None = None,
+    multisets: int | None = None,
 ) -> Program:
+    """`multisets`: only designs with `Π_t (n_t + 1) ≤ multisets` (the symbolic checker's
+    limit on orbit multisets), through binaries `b_{t,c}` (n_t = c) and the row
+    `Σ ⌈10⁶ log2(c+1)⌉ b_{t,c} ≤ ⌊10⁶ log2(multisets)⌋` (sufficient; exact up to a factor
+    2^(10⁻⁶ · types))."""
     m = solver.Model()
     types = table.types
     values = table.space.values
     lo = lower or {}
     n = [m.add_var(lo.get(t, 0), max(U[t], lo.get(t, 0)), objective.coef(types[t])) for t in range(len(types))]
     prog = Program(m, n, {})
+    if multisets is not None:
+        idx: list[int] = []
+        coef: list[int] = []
+        for t, nv in enumerate(n):
+            ub = max(U[t], lo.get(t, 0))
+            if ub == 0:
+                continue
+            bs = [m.add_var(0, 1) for _ in range(ub)]
+            m.add_row(bs + [nv], list(range(1, ub + 1)) + [-1], lo=0, hi=0)  # n_t = Σ c b_{t,c}
+            m.add_row(bs, [1] * ub, hi=1)
+            idx += bs
+            coef += [math.ceil(10**6 * math.log2(c + 1)) for c in range(1, ub + 1)]
+        if idx:
+            m.add_row(idx, coef, hi=math.floor(10**6 * math.log2(multisets)))
     if heads_eq is not None:
         m.add_row(n, [t.heads for t in types], lo=heads_eq, hi=heads_eq)
     if heads_max is not None:

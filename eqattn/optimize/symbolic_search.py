@@ -1,5 +1,5 @@
 """The optimiser for large problems: scenarios AND orbit types generated from the symbolic
-checker's counterexamples (issue 9; docs/theory-scale.md O1–O2, "Counterexample loop").
+checker's counterexamples (issue 9; docs/theory-scale.md O6, O8–O12).
 
 At real transformer sizes the options of an orbit are far too many to list, so neither the
 scenario space nor the demand values (hence the caps of the orbit types) can be enumerated
@@ -16,6 +16,13 @@ values they contain:
    clustering it does not cover gives a counterexample scenario, whose key (and new demand
    values, so new caps and types) joins `S`; if it covers every clustering and the program
    was solved to optimality, it is optimal.
+
+When the capped types are too many to list (or over `FULL_TYPES`), a round is *price and
+branch* instead (theory-scale O10, O11): the LP bound over every type (`lp_bound.py`, column
+generation; a certified lower bound that may end the search), then the program over the LP's
+columns (and the cheapest hosts when those alone cannot meet `S`), whose design is checked
+as in 3. A design with too many orbit types for the checker is checked through a coarser
+design above it (`coarsen.py`, O12): its counterexamples are the design's too.
 
 The incumbent is the regular design (H orbits `(C1, min(d, dim V)·trivial)`, SPEC §3), itself
 checked by the symbolic checker, when it meets the compute constraints; every design this
@@ -197,6 +204,7 @@ def search(
     lp_done: tuple[int, bool] | None = None  # (keys, converged) of the last LP bound
     lean = True  # restricted programs over the LP's columns only (few distinct types: checkable designs)
     lean_table = False
+    checkable = shapes_tried = False  # restricted programs limited to checkable designs (after one was not)
     full = False  # past FULL_TYPES capped types, the restricted rounds (price and branch) come first
 
     def lp_lower(columns, until: float = final) -> int:  # noqa: ANN001 - iterable of (sub, W)
@@ -274,12 +282,15 @@ def search(
         if time.perf_counter() > deadline - 0.05:
             stopped = "time_limit"
             break
-        prog = build(table, U, keys, objective, heads_max=max_heads)
+        prog = build(table, U, keys, objective, heads_max=max_heads, multisets=MAX_MULTISETS if restricted and checkable else None)
         until = deadline
         if restricted:  # a candidate, not a bound, is wanted: a good solution soon beats a proof late
             until = min(deadline, time.perf_counter() + max(5.0, RESTRICTED_SHARE * (deadline - time.perf_counter())))
         sol = ctx.solve(prog.model, until)
         if restricted and sol.status == "infeasible":
+            if restricted and checkable:  # no checkable design meets S: candidates of any shape again
+                checkable, shapes_tried = False, True
+                continue
             if lean_table:  # the LP's columns alone do not meet S: the cheapest hosts too, from now on
                 lean = False
                 continue
@@ -301,6 +312,9 @@ def search(
         try:
             new = _counterexamples(ctx, design, values, deadline, ROUND_KEYS)
         except LimitError:
+            if restricted and not checkable and not shapes_tried:
+                checkable = True  # restricted programs from now on keep their designs checkable
+                continue
             # too many orbit types to check: check a design above it instead (coarsen.py);
             # its counterexamples are the candidate's too
             coarse, new = _coarse_counterexamples(ctx, design, values, deadline)
