@@ -125,6 +125,18 @@ def _pool_threads(threads: int | None) -> int:
         return _POOL_THREADS[0]
 
 
+def _configured_highs(threads: int | None, time_limit: float | None):  # noqa: ANN202 - highspy.Highs
+    """A silent Highs object with a fixed seed, the process's thread count and the time limit."""
+    h = _new_highs()
+    h.setOptionValue("random_seed", 0)
+    threads = _pool_threads(threads)
+    if threads:
+        h.setOptionValue("threads", threads)
+    if time_limit is not None:
+        h.setOptionValue("time_limit", max(float(time_limit), 0.01))
+    return h
+
+
 def _highs_lp(cost, lb, ub, rows, integer: list[bool], maximize: bool = False):  # noqa: ANN001, ANN202 - sequences -> highspy.HighsLp
     """The HighsLp of `min/max cost.x, lo <= A x <= hi (rows as (idx, coef, lo, hi)), lb <= x <= ub`."""
     import highspy
@@ -167,15 +179,9 @@ def _solve_highs(
     import highspy
 
     t0 = time.perf_counter()
-    h = _new_highs()
+    h = _configured_highs(threads, time_limit)
     h.setOptionValue("mip_rel_gap", 0.0)
     h.setOptionValue("mip_abs_gap", 0.5)  # the objective is integer
-    h.setOptionValue("random_seed", 0)
-    threads = _pool_threads(threads)
-    if threads:
-        h.setOptionValue("threads", threads)
-    if time_limit is not None:
-        h.setOptionValue("time_limit", max(float(time_limit), 0.01))
     if node_limit is not None:
         h.setOptionValue("mip_max_nodes", max(int(node_limit), 1))
     n = m.num_vars
@@ -270,13 +276,7 @@ def solve_linear(
 
     n = len(cost)
     integer = [False] * n if integer is None else list(integer)
-    h = _new_highs()
-    h.setOptionValue("random_seed", 0)
-    threads = _pool_threads(threads)
-    if threads:
-        h.setOptionValue("threads", threads)
-    if time_limit is not None:
-        h.setOptionValue("time_limit", max(float(time_limit), 0.01))
+    h = _configured_highs(threads, time_limit)
     if any(integer):  # the proven bound is what callers use: no relative gap tolerance
         h.setOptionValue("mip_rel_gap", 0.0)
         h.setOptionValue("mip_abs_gap", 1e-7)
