@@ -107,7 +107,6 @@ def test_lp_bound_is_often_tight_and_often_above_the_scenario_bound():
         tight += 4 * b.units == int(row["P_opt"])
         above += b.units > max((sb.of_key(k) for k in keys), default=0)
     assert tight >= len(SAMPLE) // 2 and above >= 3, (tight, above, len(SAMPLE))
-    print("tight", tight, "above", above, "of", len(SAMPLE))
 
 
 def test_spec_examples():
