@@ -54,7 +54,7 @@ from .lazy import Context, Progress
 from .lp_bound import lp_bound
 from .program import Objective, build
 from .result import to_design
-from .types import design_types, generated_types
+from .types import cheapest_hosts, design_types, generated_types
 
 ROUND_KEYS = 60  # counterexamples added per round at most (one per clustering)
 FULL_TYPES = 1000  # capped types past which the restricted rounds (LP columns, cheapest hosts) run first
@@ -220,7 +220,6 @@ def search(
         lp_done = (len(keys), res.converged)
         if trace["lp"] is None or res.units >= trace["lp"][1].units:
             trace["lp"] = (list(keys), res)
-        ctx.lp_rounds = getattr(ctx, "lp_rounds", 0) + res.rounds
         extra.update(res.columns)
         return res.units
     while True:
@@ -252,10 +251,8 @@ def search(
             # designs (their programs' bounds are not lower bounds of the optimum)
             # the LP bound over every type first: a valid bound, and its columns are the types
             # the restricted program needs (price and branch)
-            generated_types(  # the cheapest hosts of the new demand values (memoised), for the LP's quick pricing
-                problem, values, ctx.h, max_cost, max_heads=max_heads, max_head_dim=max_head_dim, deadline=deadline,
-                memo=hosts_memo, threads=ctx.threads, joins=False,
-            )
+            # the cheapest hosts of the new demand values (memoised), for the LP's quick pricing
+            cheapest_hosts(problem, values, ctx.h, max_heads, max_head_dim, deadline, hosts_memo, ctx.threads)
             lower = max(lower, lp_lower((), deadline))
             if best_units is not None and lower >= best_units:
                 return SearchResult("optimal", best, best_units, rounds, len(keys), n_types, None)

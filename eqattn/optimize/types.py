@@ -377,6 +377,34 @@ def cheapest_host(slot: Slot, D: np.ndarray, max_head_dim: int | None = None, th
     return None if sol.values is None else np.asarray(sol.values, dtype=np.int64)
 
 
+def cheapest_hosts(
+    problem: Problem,
+    space: ScenarioSpace,
+    h: Hosting,
+    max_heads: int | None = None,
+    max_head_dim: int | None = None,
+    deadline: float = math.inf,
+    memo: dict | None = None,
+    threads: int | None = None,
+) -> list[tuple[object, np.ndarray]]:
+    """(K', W): per demand value and slot that can host it, `cheapest_host` (memoised in
+    `memo` by value, subgroup, coset and head-dimension cap; past the deadline, the ones
+    computed so far)."""
+    memo = {} if memo is None else memo
+    out = []
+    for vi, v in enumerate(space.values):
+        D = np.array(v.D.mults, dtype=np.int64)
+        for slot in host_slots(problem, h, v, max_heads):
+            key = (vi, slot.K.id, slot.a, max_head_dim)
+            if key not in memo:
+                if time.perf_counter() > deadline:
+                    continue
+                memo[key] = cheapest_host(slot, D, max_head_dim, threads)
+            if memo[key] is not None:
+                out.append((slot.K, memo[key]))
+    return out
+
+
 def generated_types(
     problem: Problem,
     space: ScenarioSpace,
@@ -400,8 +428,8 @@ def generated_types(
     type set is not complete; docs/theory-scale.md O10). `memo` keeps the cheapest hosts
     between calls (the search calls this once per round with more demand values); `extra`
     (subgroup id, W) are added as they are (the LP bound's columns, lp_bound.py); `hosts=False`
-    leaves the cheapest hosts out of the table (they are still computed into `memo`).
-    Test: tests/optimize/test_bounds.py (C8, 8xregular, H = 4, d = 16)."""
+    leaves the cheapest hosts out.
+    Test: tests/optimize/test_lp_bound.py (C8, 8xregular, H = 4, d = 16)."""
     memo = {} if memo is None else memo
     seen: set[tuple[int, tuple[int, ...]]] = set()
     types: list[OrbitType] = []
@@ -426,16 +454,8 @@ def generated_types(
     triv = problem.group.subgroup_classes[0]
     if max_heads is None or triv.index <= max_heads:  # the regular type
         add(triv, np.array([min(problem.head_dim, problem.dim_v)]))
-    for vi, v in enumerate(space.values):
-        D = np.array(v.D.mults, dtype=np.int64)
-        for slot in host_slots(problem, h, v, max_heads):
-            key = (vi, slot.K.id, slot.a, max_head_dim)
-            if key not in memo:
-                if time.perf_counter() > deadline:
-                    continue  # past the deadline: the types so far
-                memo[key] = cheapest_host(slot, D, max_head_dim, threads)
-            if memo[key] is not None and hosts:
-                add(slot.K, memo[key])
+    for sub, W in cheapest_hosts(problem, space, h, max_heads, max_head_dim, deadline, memo, threads) if hosts else ():
+        add(sub, W)
     for sid, W in extra:
         add(problem.group.subgroup_classes[sid], np.asarray(W, dtype=np.int64))
     for sub in problem.group.subgroup_classes:
