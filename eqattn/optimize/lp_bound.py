@@ -39,7 +39,6 @@ import numpy as np
 from ..attention import Problem
 from ..attention.assignment import Demand
 from ..attention.hosting import Hosting
-from ..reps import irreps_of
 from . import solver
 from .types import Slot, host_slots
 
@@ -337,34 +336,3 @@ def lp_bound(
     if best is None:
         return LPBound(0, 0.0, False, rounds, tuple(cols), support, None)
     return LPBound(best.units, best.value, best.converged, rounds, tuple(cols), support, best.certificate)
-
-
-def type_profit(
-    problem: Problem, h: Hosting, values: Sequence[Demand], keys: Sequence[tuple[int, ...]], cert: Certificate,
-    sub: int, W: Sequence[int], max_heads: int | None = None,
-) -> float:
-    """`π(t)/θ - [G:K'] λ/θ - c_t` of the type (sub, W) under a certificate (≤ 0 for every
-    type when the certificate is valid); computed directly from the hosting data, for tests."""
-    K = problem.group.subgroup_classes[sub]
-    mu = defaultdict(float)
-    for s, j, g, m in cert.mu:
-        mu[(s, j, g)] = m
-    Wa = np.asarray(W, dtype=np.int64)
-    pi = 0.0
-    cost = None
-    for s, key in enumerate(keys):
-        best = 0.0
-        for j, vi in enumerate(key):
-            D = np.asarray(values[vi].D.mults, dtype=np.int64)
-            for sl in host_slots(problem, h, values[vi], max_heads):
-                if sl.K.id != sub:
-                    continue
-                cost = float(_unit_cost(sl) @ Wa)
-                if (sl.img > Wa).any():
-                    continue
-                sup = np.minimum(Wa @ sl.unit, D)
-                best = max(best, sum(mu[(s, j, g)] * float(sup[g]) for g in range(len(D))))
-        pi += best
-    if cost is None:
-        cost = float(np.dot(np.asarray(problem.restrict(K).mults) * np.asarray(irreps_of(K).es), Wa))
-    return (pi - K.index * cert.lam) / cert.theta - cost

@@ -20,7 +20,7 @@ from eqattn.attention.hosting import hosting
 from eqattn.errors import LimitError
 from eqattn.optimize import optimize
 from eqattn.optimize.bounds import ScenarioBound
-from eqattn.optimize.lp_bound import lp_bound, type_profit
+from eqattn.optimize.lp_bound import Certificate, _profits, _Slots, lp_bound
 from eqattn.optimize.separation import ScenarioSpace
 from eqattn.optimize.symbolic_search import FULL_TYPES, DemandValues, SearchContext, search
 from eqattn.optimize.types import design_types
@@ -47,11 +47,11 @@ def _keys(space: ScenarioSpace, rng: random.Random, per_clustering: int = 4) -> 
     return [k for k in dict.fromkeys(keys) if any(any(space.values[v].D.mults) for v in k)]
 
 
-def max_profit(p: Problem, values, keys, cert, max_heads=None, max_head_dim=None) -> float:  # noqa: ANN001
-    """max over every type (sub, 0 < W ≤ V|K') of π(t)/θ - [G:K'] λ/θ - c_t, by enumeration."""
+def profit_table(p: Problem, values, keys, cert, max_heads=None, max_head_dim=None) -> dict:  # noqa: ANN001
+    """{sub: (every W with 0 < W ≤ V|K', its π(t)/θ - [G:K'] λ/θ - c_t)}, by enumeration."""
     h = hosting(p)
     mu = {(s, j, g): m for s, j, g, m in cert.mu}
-    worst = -np.inf
+    out = {}
     for K in p.group.subgroup_classes:
         if max_heads is not None and K.index > max_heads:
             continue
@@ -80,8 +80,13 @@ def max_profit(p: Problem, values, keys, cert, max_heads=None, max_head_dim=None
                     val = np.minimum(Ws @ unit[ai], D) @ w
                     best = np.maximum(best, np.where(host, val, 0.0))
             pi += best
-        worst = max(worst, float(((pi - K.index * cert.lam) / cert.theta - cost).max()))
-    return worst
+        out[K.id] = (Ws, (pi - K.index * cert.lam) / cert.theta - cost)
+    return out
+
+
+def max_profit(p: Problem, values, keys, cert, max_heads=None, max_head_dim=None) -> float:  # noqa: ANN001
+    """max over every type (sub, 0 < W ≤ V|K') of π(t)/θ - [G:K'] λ/θ - c_t, by enumeration."""
+    return max((float(prof.max()) for _, prof in profit_table(p, values, keys, cert, max_heads, max_head_dim).values()), default=-np.inf)
 
 
 @pytest.mark.parametrize("row", SAMPLE + LARGER, ids=lambda r: f"{r['group']}-{r['V']}-{r['H']}-{r['d']}")
@@ -142,19 +147,22 @@ def test_compute_constraints_enter_the_certificate():
     assert checked >= 3
 
 
-def test_type_profit_matches_the_enumeration():
+def test_quick_pricing_profits_match_the_enumeration():
+    """`_profits` (the quick pricing's vectorised π(t) - c_t - [G:K'] λ) equals the enumeration
+    type by type, on every subgroup that hosts a demand of the keys."""
     p = Problem.create("C4", "2xregular", 2, 2)
     space = ScenarioSpace(p)
     keys = _keys(space, random.Random(3))
-    b = lp_bound(p, hosting(p), space.values, keys, start=())
     h = hosting(p)
-    worst = max(
-        type_profit(p, h, space.values, keys, b.certificate, K.id, W)
-        for K in p.group.subgroup_classes
-        for W in np.ndindex(*(x + 1 for x in p.restrict(K).mults))
-        if any(W)
-    )
-    assert abs(worst - max_profit(p, space.values, keys, b.certificate)) < 1e-9
+    b = lp_bound(p, h, space.values, keys, start=())
+    cert = Certificate(b.certificate.mu, b.certificate.lam, 1.0)
+    mu = {(s, j, g): m for s, j, g, m in cert.mu}
+    slots = _Slots(p, h, space.values, keys, None)
+    table = profit_table(p, space.values, keys, cert)
+    assert len(slots.subs) >= 2
+    for sub in slots.subs:
+        Ws, expected = table[sub]
+        assert np.allclose(_profits(sub, Ws, slots, space.values, keys, mu, cert.lam), expected, atol=1e-9)
 
 
 def test_symbolic_engine_proves_optimality_past_the_type_limit():
