@@ -45,7 +45,10 @@ from .types import Slot, host_slots
 MAX_ROUNDS = 200  # column-generation rounds in one call (quick and exact pricing rounds)
 QUICK_COLUMNS = 3  # columns added per subgroup by one quick pricing round
 PRICE_TIME = 20.0  # seconds per pricing program at most
+PRICE_ENUMERATE = 5000  # types on a subgroup up to which pricing enumerates them instead of solving a program
 EPS = 1e-7  # a pricing profit at most this is "no improving type"
+SHORT_EPS = 1e-6  # a shortfall at most this is "the key is met"
+SEPARATE_KEYS = 20  # keys joining the master per separation round at most
 
 Column = tuple[int, tuple[int, ...]]  # (subgroup class id of K', multiplicities of W)
 
@@ -77,6 +80,7 @@ class LPBound:
     columns: tuple[Column, ...]  # the master's types
     support: tuple[Column, ...]  # types with n_t > 0 in the last master's optimum
     certificate: Certificate | None
+    active: tuple[int, ...] = ()  # positions of the keys with a positive dual in the last master (the next call's start)
 
 
 def _unit_cost(slot: Slot) -> np.ndarray:
@@ -97,22 +101,70 @@ class _Slots:
                         self.subs.setdefault(sl.K.id, sl)
 
 
-def _entries(col: Column, slots: _Slots, values: Sequence[Demand], keys: Sequence[tuple[int, ...]]) -> list[tuple[int, int, np.ndarray]]:
-    """(key position, demand position, capped supply) for every slot through which the
-    type hosts a demand of a key and supplies part of it."""
+def _entries(col: Column, slots: _Slots, values: Sequence[Demand], key: tuple[int, ...]) -> list[tuple[int, np.ndarray]]:
+    """(demand position, capped supply) for every slot through which the type hosts a demand
+    of the key and supplies part of it; of equal supplies of one demand only one is kept
+    (they are interchangeable in the LP)."""
     sub, Wt = col
     W = np.asarray(Wt, dtype=np.int64)
     out = []
-    for s, key in enumerate(keys):
-        for j, vi in enumerate(key):
-            D = np.asarray(values[vi].D.mults, dtype=np.int64)
-            for sl in slots.by_value[vi]:
-                if sl.K.id != sub or (sl.img > W).any():
-                    continue
-                sup = np.minimum(W @ sl.unit, D)
-                if (sup[D > 0] > 0).any():
-                    out.append((s, j, sup))
+    for j, vi in enumerate(key):
+        D = np.asarray(values[vi].D.mults, dtype=np.int64)
+        seen: set[bytes] = set()
+        for sl in slots.by_value[vi]:
+            if sl.K.id != sub or (sl.img > W).any():
+                continue
+            sup = np.minimum(W @ sl.unit, D)
+            if (sup[D > 0] > 0).any() and sup.tobytes() not in seen:
+                seen.add(sup.tobytes())
+                out.append((j, sup))
     return out
+
+
+def _unmet(
+    support: Sequence[tuple[Column, float]], outside: Sequence[int], keys: Sequence[tuple[int, ...]], values: Sequence[Demand],
+    entries, threads: int | None, time_limit: float,  # noqa: ANN001 - callable (column, key position) -> entries
+) -> list[tuple[float, int]] | None:
+    """(shortfall, position) of the keys at `outside` that the fractional design `support`
+    ((type, n_t) with n_t > 0) does not meet: the least total shortfall `Σ z` of
+    `Σ_{t,slot} S·y + z ≥ D`, `Σ_{j,slot} y_t ≤ n_t` (the master's rows of that key), one
+    small LP for all of them (its blocks are independent). Most short first; None when the
+    LP was not solved (time)."""
+    cost: list[float] = []
+    rows: list[tuple[list[int], list[float], float, float]] = []
+    zs: list[tuple[int, int, int]] = []  # (key position, first z, end)
+    for s in outside:
+        key = keys[s]
+        first = len(cost)
+        srow: dict[tuple[int, int], int] = {}
+        for j, vi in enumerate(key):
+            for g, x in enumerate(values[vi].D.mults):
+                if x > 0:
+                    srow[(j, g)] = len(rows)
+                    rows.append(([len(cost)], [1.0], float(x), np.inf))
+                    cost.append(1.0)
+        end = len(cost)
+        for col, n in support:
+            ys = []
+            for j, sup in entries(col, s):
+                y = len(cost)
+                cost.append(0.0)
+                ys.append(y)
+                for g in np.nonzero(sup)[0]:
+                    r = srow.get((j, int(g)))
+                    if r is not None:
+                        rows[r][0].append(y)
+                        rows[r][1].append(float(sup[g]))
+            if ys:
+                rows.append((ys, [1.0] * len(ys), -np.inf, float(n)))
+        zs.append((s, first, end))
+    if not cost:
+        return []
+    sol = solver.solve_linear(cost, [0.0] * len(cost), [np.inf] * len(cost), rows, time_limit=time_limit, threads=threads)
+    if sol.status != "optimal":
+        return None
+    short = [(float(sol.values[a:b].sum()), s) for s, a, b in zs]
+    return sorted(((v, s) for v, s in short if v > SHORT_EPS), reverse=True)
 
 
 def _profits(
@@ -143,8 +195,18 @@ def _price(
     max_head_dim: int | None, time_limit: float, threads: int | None,
 ) -> tuple[float, tuple[int, ...] | None]:
     """max over W ≤ V|K' of π(W) - c(W) - [G:K'] λ (an upper bound of it when the program
-    stops early), and the best W found (None if none has positive profit)."""
+    stops early), and the best W found (None if none has positive profit). Over at most
+    `PRICE_ENUMERATE` W's the profits of all of them are computed instead (`_profits`)."""
     ref = slots.subs[sub]
+    if math.prod(int(x) + 1 for x in ref.VK) <= PRICE_ENUMERATE:
+        Ws = np.indices(tuple(int(x) + 1 for x in ref.VK)).reshape(len(ref.VK), -1).T[1:]
+        if max_head_dim is not None:
+            Ws = Ws[Ws @ ref.dims <= max_head_dim]
+        if not len(Ws):
+            return -ref.K.index * lam, None
+        prof = _profits(sub, Ws, slots, values, keys, mu, lam)
+        i = int(np.argmax(prof))
+        return float(prof[i]), (tuple(int(x) for x in Ws[i]) if prof[i] > EPS else None)
     nt = len(ref.VK)
     uc = _unit_cost(ref)
     cost: list[float] = [-float(u) for u in uc]
@@ -207,11 +269,16 @@ def lp_bound(
     threads: int | None = None,
     max_rounds: int = MAX_ROUNDS,
     candidates: Iterable[Column] = (),
+    active: Iterable[int] = (),
 ) -> LPBound:
     """The LP bound over the scenario keys (demand ids into `values`, D = 0 demands left out)
     and all types within the compute constraints, by column generation from `start`.
-    Stops at the LP optimum, after `max_rounds`, or at the deadline; the bound returned is
-    the best certified one of the rounds. `candidates`: types tried by the quick pricing
+    Only a working set of keys is in the master (from `active`, positions into `keys`, e.g.
+    the last call's `LPBound.active`); a key the master's solution does not meet joins it
+    (row generation, `_unmet`). Any working set gives a valid bound (fewer scenarios, a
+    relaxation); when every key is met and no type prices out, it is the LP optimum over all
+    keys. Stops there, after `max_rounds`, or at the deadline; the bound returned is the
+    best certified one of the rounds. `candidates`: types tried by the quick pricing
     (profits computed directly) before the pricing programs are asked."""
     keys = [tuple(k) for k in keys]
     slots = _Slots(problem, h, values, keys, max_heads)
@@ -233,33 +300,38 @@ def lp_bound(
     for c in candidates:
         if c[0] in slots.subs:
             pools[c[0]].append(np.asarray(c[1], dtype=np.int64))
-    entries: dict[Column, list] = {}
-    supply_rows: list[tuple[int, int, int]] = [
-        (s, j, g) for s, key in enumerate(keys) for j, vi in enumerate(key) for g, x in enumerate(values[vi].D.mults) if x > 0
-    ]
-    if not supply_rows:
-        return LPBound(0, 0.0, True, 0, tuple(cols), (), Certificate((), 0.0, 1.0))
-    big = 1.0 + sum(float(_unit_cost(sl) @ sl.VK) for sl in slots.subs.values()) * max(1, len(supply_rows))
+    cache: dict[tuple[Column, int], list] = {}
+
+    def entries(c: Column, s: int) -> list:
+        e = cache.get((c, s))
+        if e is None:
+            e = cache[(c, s)] = _entries(c, slots, values, keys[s])
+        return e
+
+    demanding = [s for s, key in enumerate(keys) if any(any(values[vi].D.mults) for vi in key)]
+    if not demanding:
+        return LPBound(0, 0.0, True, 0, tuple(cols), (), Certificate((), 0.0, 1.0), ())
+    work = sorted({int(a) for a in active if 0 <= int(a) < len(keys)} & set(demanding)) or demanding[:1]
+    big = 1.0 + sum(float(_unit_cost(sl) @ sl.VK) for sl in slots.subs.values()) * max(
+        1, sum(1 for key in keys for vi in key for x in values[vi].D.mults if x > 0)
+    )
     best: LPBound | None = None
     rounds = 0
     support: tuple[Column, ...] = ()
+    used: tuple[int, ...] = ()
     while rounds < max_rounds and time.perf_counter() < deadline:
         rounds += 1
-        # ---- the master LP over `cols` (with a costly slack per supply row: always feasible)
-        cost: list[float] = []
+        # ---- the master LP over `cols` and the working keys (a costly slack per supply row: always feasible)
+        wkeys = [keys[s] for s in work]
+        supply_rows = [(w, j, g) for w, key in enumerate(wkeys) for j, vi in enumerate(key) for g, x in enumerate(values[vi].D.mults) if x > 0]
         row_of = {r: i for i, r in enumerate(supply_rows)}
+        cost: list[float] = [big] * len(supply_rows)
         rows: list[tuple[list[int], list[float], float, float]] = [
-            ([], [], float(values[keys[s][j]].D.mults[g]), np.inf) for s, j, g in supply_rows
+            ([i], [1.0], float(values[wkeys[w][j]].D.mults[g]), np.inf) for i, (w, j, g) in enumerate(supply_rows)
         ]
-        for i in range(len(supply_rows)):
-            rows[i][0].append(len(cost))
-            rows[i][1].append(1.0)
-            cost.append(big)
         nvar: list[int] = []
         heads_row = ([], [], -float(max_heads), np.inf) if max_heads is not None else None
         for c in cols:
-            if c not in entries:
-                entries[c] = _entries(c, slots, values, keys)
             ref = slots.subs[c[0]]
             n = len(cost)
             nvar.append(n)
@@ -267,19 +339,20 @@ def lp_bound(
             if heads_row is not None:
                 heads_row[0].append(n)
                 heads_row[1].append(-float(ref.K.index))
-            link: dict[int, tuple[list[int], list[float], float, float]] = {}
-            for s, j, sup in entries[c]:
-                y = len(cost)
-                cost.append(0.0)
-                lk = link.setdefault(s, ([n], [1.0], 0.0, np.inf))  # n_t - Σ y ≥ 0
-                lk[0].append(y)
-                lk[1].append(-1.0)
-                for g in np.nonzero(sup)[0]:
-                    r = row_of.get((s, j, int(g)))
-                    if r is not None:
-                        rows[r][0].append(y)
-                        rows[r][1].append(float(sup[g]))
-            rows.extend(link.values())
+            for w, s in enumerate(work):
+                link = ([n], [1.0], 0.0, np.inf)  # n_t - Σ y ≥ 0
+                for j, sup in entries(c, s):
+                    y = len(cost)
+                    cost.append(0.0)
+                    link[0].append(y)
+                    link[1].append(-1.0)
+                    for g in np.nonzero(sup)[0]:
+                        r = row_of.get((w, j, int(g)))
+                        if r is not None:
+                            rows[r][0].append(y)
+                            rows[r][1].append(float(sup[g]))
+                if len(link[0]) > 1:
+                    rows.append(link)
         if heads_row is not None:
             rows.append(heads_row)
         left = deadline - time.perf_counter()
@@ -292,6 +365,7 @@ def lp_bound(
         mu = {r: float(max(0.0, duals[i])) for i, r in enumerate(supply_rows) if duals[i] > 0}
         lam = float(max(0.0, duals[-1])) if heads_row is not None else 0.0
         support = tuple(c for c, n in zip(cols, nvar) if sol.values[n] > 1e-9)
+        used = tuple(sorted({work[w] for w, _, _ in mu}))
         # ---- quick pricing: the profits of joins of the LP's types and of the candidates
         new = 0
         for sub in slots.subs:
@@ -300,12 +374,23 @@ def lp_bound(
             if not pool:
                 continue
             Ws = np.unique(np.array(pool), axis=0)
-            prof = _profits(sub, Ws, slots, values, keys, mu, lam)
+            prof = _profits(sub, Ws, slots, values, wkeys, mu, lam)
             for i in np.argsort(-prof)[:QUICK_COLUMNS]:
                 if prof[i] > EPS and add((sub, tuple(int(x) for x in Ws[i]))):
                     new += 1
         if new:
             continue
+        # ---- row generation: the keys outside the working set the master's solution does not meet
+        inside = set(work)
+        outside = [s for s in demanding if s not in inside]
+        if outside:
+            fractional = [(c, float(sol.values[n])) for c, n in zip(cols, nvar) if sol.values[n] > 1e-9]
+            short = _unmet(fractional, outside, keys, values, entries, threads, max(deadline - time.perf_counter(), 0.01))
+            if short is None:
+                break
+            if short:
+                work = sorted(inside | {s for _, s in short[:SEPARATE_KEYS]})
+                continue
         # ---- exact pricing, one program per subgroup (a certified bound)
         theta = 1.0
         priced = True
@@ -314,7 +399,7 @@ def lp_bound(
             if left <= 0:
                 priced = False
                 break
-            upper, W = _price(sub, slots, values, keys, mu, lam, max_head_dim, min(PRICE_TIME, left), threads)
+            upper, W = _price(sub, slots, values, wkeys, mu, lam, max_head_dim, min(PRICE_TIME, left), threads)
             if not math.isfinite(upper):
                 priced = False
                 break
@@ -323,16 +408,17 @@ def lp_bound(
             if W is not None and add((sub, W)):
                 new += 1
         if priced:
-            cert = Certificate(tuple((s, j, g, m) for (s, j, g), m in sorted(mu.items())), lam, theta)
+            cert = Certificate(tuple((work[w], j, g, m) for (w, j, g), m in sorted(mu.items())), lam, theta)
             value = cert.value(values, keys, max_heads)
             units = max(0, int(math.ceil(value - 1e-6)))
+            # converged: every key met (none outside short) and no type prices out
             converged = theta <= 1.0 + 1e-12 or new == 0
             if best is None or value > best.value or converged:  # the LP optimum: no Farley bound exceeds it
-                best = LPBound(units, value, converged, rounds, tuple(cols), support, cert)
+                best = LPBound(units, value, converged, rounds, tuple(cols), support, cert, used)
             if converged:
                 break
         if new == 0:
             break
     if best is None:
-        return LPBound(0, 0.0, False, rounds, tuple(cols), support, None)
-    return LPBound(best.units, best.value, best.converged, rounds, tuple(cols), support, best.certificate)
+        return LPBound(0, 0.0, False, rounds, tuple(cols), support, None, used)
+    return LPBound(best.units, best.value, best.converged, rounds, tuple(cols), support, best.certificate, used)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import LimitError
 from . import solver
 from .types import OrbitType, TypeTable
 
@@ -51,8 +52,10 @@ def build(
     lower: dict[int, int] | None = None,
     heads_max: int | None = None,
     multisets: int | None = None,
+    max_vars: int | None = None,
 ) -> Program:
-    """`multisets`: only designs with `Π_t (n_t + 1) ≤ multisets` (the symbolic checker's
+    """`max_vars`: a `LimitError` when the program would have more variables (a memory bound).
+    `multisets`: only designs with `Π_t (n_t + 1) ≤ multisets` (the symbolic checker's
     limit on orbit multisets), through binaries `b_{t,c}` (n_t = c) and the row
     `Σ ⌈10⁶ log2(c+1)⌉ b_{t,c} ≤ ⌊10⁶ log2(multisets)⌋` (sufficient; exact up to a factor
     2^(10⁻⁶ · types))."""
@@ -101,6 +104,8 @@ def build(
                 m.add_row(idx, coef, lo=D[i])
         for t, ys in use.items():
             m.add_row(ys + [n[t]], [1] * len(ys) + [-1], hi=0)
+        if max_vars is not None and m.num_vars > max_vars:
+            raise LimitError("program", f"the program over {len(keys)} scenarios and {len(types)} types has over {max_vars} variables")
     return prog
 
 

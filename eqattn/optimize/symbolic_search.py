@@ -59,6 +59,7 @@ from .types import cheapest_hosts, design_types, generated_types
 ROUND_KEYS = 60  # counterexamples added per round at most (one per clustering)
 FULL_TYPES = 1000  # capped types past which the restricted rounds (LP columns, cheapest hosts) run first
 RESTRICTED_SHARE = 0.25  # of the loop's time left, for one restricted program
+MAX_PROGRAM_VARS = 300_000  # variables of one program at most (memory: well under 2 GB)
 LOOP_SHARE = 0.8  # of the time for the loop's programs and checks; the rest is kept for the LP bound
 
 
@@ -202,22 +203,25 @@ def search(
     hosts_memo: dict = {}  # generated_types' cheapest hosts, kept between rounds
     extra: set = set()  # types the LP bound's column generation found, offered to the restricted programs
     lp_done: tuple[int, bool] | None = None  # (keys, converged) of the last LP bound
+    lp_active: tuple[int, ...] = ()  # keys with a positive dual in the last LP bound (the next one's working set)
     lean = True  # restricted programs over the LP's columns only (few distinct types: checkable designs)
     lean_table = False
     checkable = shapes_tried = False  # restricted programs limited to checkable designs (after one was not)
     full = False  # past FULL_TYPES capped types, the restricted rounds (price and branch) come first
+    too_big = False  # the program over every capped type is over MAX_PROGRAM_VARS: restricted rounds only
 
     def lp_lower(columns, until: float = final) -> int:  # noqa: ANN001 - iterable of (sub, W)
         """The LP bound over the keys so far (0 when no time is left); records its columns."""
-        nonlocal lp_done
+        nonlocal lp_done, lp_active
         if time.perf_counter() > until - 0.05 or lp_done == (len(keys), True):
             return 0
         hosts = sorted({(k[1], tuple(int(x) for x in W)) for k, W in hosts_memo.items() if W is not None})
         res = lp_bound(
             problem, ctx.h, values.values, keys, list(columns) + sorted(extra), until, max_heads, max_head_dim, ctx.threads,
-            candidates=hosts,
+            candidates=hosts, active=lp_active,
         )
         lp_done = (len(keys), res.converged)
+        lp_active = res.active or lp_active
         if trace["lp"] is None or res.units >= trace["lp"][1].units:
             trace["lp"] = (list(keys), res)
         extra.update(res.columns)
@@ -240,7 +244,7 @@ def search(
         max_cost = math.inf if best_units is None else 4 * best_units
         try:
             table = design_types(problem, values, ctx.h, max_cost, deadline, max_heads=max_heads, max_head_dim=max_head_dim)
-            if len(table) > FULL_TYPES and not full:
+            if too_big or (len(table) > FULL_TYPES and not full):
                 raise LimitError("rep", f"{len(table)} capped types: price and branch first")
             restricted = False
         except LimitError:
@@ -279,7 +283,17 @@ def search(
         if time.perf_counter() > deadline - 0.05:
             stopped = "time_limit"
             break
-        prog = build(table, U, keys, objective, heads_max=max_heads, multisets=MAX_MULTISETS if restricted and checkable else None)
+        try:
+            prog = build(
+                table, U, keys, objective, heads_max=max_heads, multisets=MAX_MULTISETS if restricted and checkable else None,
+                max_vars=MAX_PROGRAM_VARS,
+            )
+        except LimitError:  # (memory) the program over every capped type: restricted rounds from now on
+            if restricted:
+                stopped = "scenario_limit"
+                break
+            too_big = True
+            continue
         until = deadline
         if restricted:  # a candidate, not a bound, is wanted: a good solution soon beats a proof late
             until = min(deadline, time.perf_counter() + max(5.0, RESTRICTED_SHARE * (deadline - time.perf_counter())))

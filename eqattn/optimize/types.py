@@ -365,7 +365,42 @@ def host_slots(problem: Problem, h: Hosting, v, max_heads: int | None = None):  
 
 def cheapest_host(slot: Slot, D: np.ndarray, max_head_dim: int | None = None, threads: int | None = None) -> np.ndarray | None:
     """The cheapest W ≤ V|K' with P^a ≤ W whose supply through the slot alone meets D (a
-    small integer program), or None when there is none."""
+    small integer program, memoised by the slot's data; W = P^a when that meets D already:
+    every W hosting is ≥ P^a and costs are ≥ 0), or None when there is none."""
+    D = np.asarray(D, dtype=np.int64)
+    if max_head_dim is not None and int(slot.dims @ slot.img) > max_head_dim:
+        return None
+    if (slot.img @ slot.unit >= D).all():  # W = P^a, the least W hosting, meets D already
+        return slot.img.astype(np.int64).copy()
+    key = (slot.K.id, slot.img.tobytes(), slot.unit.tobytes(), slot.VK.tobytes(), D.tobytes(), max_head_dim)
+    if key not in _HOSTS:
+        _HOSTS[key] = _cheapest_host_program(slot, D, max_head_dim, threads)
+        if len(_HOSTS) > _HOSTS_MAX:
+            _HOSTS.pop(next(iter(_HOSTS)))
+    out = _HOSTS[key]
+    return None if out is None else out.copy()
+
+
+_HOSTS: dict = {}  # cheapest_host by the slot's data (bounded, oldest out first)
+_HOSTS_MAX = 100000
+
+
+ENUMERATE_HOSTS = 20000  # W's between P^a and V|K' past which cheapest_host solves a program
+
+
+def _cheapest_host_program(slot: Slot, D: np.ndarray, max_head_dim: int | None, threads: int | None) -> np.ndarray | None:
+    span = slot.VK - slot.img + 1
+    if math.prod(int(x) for x in span) <= ENUMERATE_HOSTS:  # every W of the box, the cheapest (then least) first
+        Ws = slot.img + np.indices(tuple(int(x) for x in span)).reshape(len(span), -1).T
+        ok = (Ws @ slot.unit >= D).all(axis=1)
+        if max_head_dim is not None:
+            ok &= Ws @ slot.dims <= max_head_dim
+        if not ok.any():
+            return None
+        Ws = Ws[ok]
+        order = np.lexsort(Ws.T[::-1])  # a fixed tie-break: the lexicographically least of the cheapest
+        Ws = Ws[order]
+        return Ws[int(np.argmin(Ws @ slot.unit_cost))].astype(np.int64)
     m = solver.Model()
     n = len(slot.VK)
     w = [m.add_var(int(slot.img[t]), int(slot.VK[t]), int(slot.unit_cost[t])) for t in range(n)]

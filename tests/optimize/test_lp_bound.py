@@ -20,6 +20,7 @@ from eqattn.attention.hosting import hosting
 from eqattn.errors import LimitError
 from eqattn.optimize import optimize
 from eqattn.optimize.bounds import ScenarioBound
+from eqattn.optimize import lp_bound as lp_bound_module
 from eqattn.optimize.lp_bound import Certificate, _profits, _Slots, lp_bound
 from eqattn.optimize.separation import ScenarioSpace
 from eqattn.optimize.symbolic_search import FULL_TYPES, DemandValues, SearchContext, search
@@ -99,6 +100,21 @@ def test_lp_bound_is_certified_and_never_exceeds_the_proven_optimum(row):
     assert 4 * b.units <= int(row["P_opt"])
     assert b.units >= b.value - 1e-6 and b.units == int(np.ceil(b.certificate.value(space.values, keys, None) - 1e-6))
     assert max_profit(p, space.values, keys, b.certificate) <= 1e-6
+
+
+@pytest.mark.parametrize("row", (SAMPLE + LARGER)[::4], ids=lambda r: f"{r['group']}-{r['V']}-{r['H']}-{r['d']}")
+def test_pricing_programs_and_enumerated_pricing_prove_the_same_bound(row, monkeypatch):
+    """Small subgroups are priced by enumerating their types (PRICE_ENUMERATE), larger ones by
+    a program: with programs only, the certificate is as valid and the LP optimum the same."""
+    p = Problem.create(row["group"], row["V"], int(row["H"]), int(row["d"]))
+    space = ScenarioSpace(p)
+    keys = _keys(space, random.Random(1))
+    enumerated = lp_bound(p, hosting(p), space.values, keys, start=())
+    monkeypatch.setattr(lp_bound_module, "PRICE_ENUMERATE", 0)
+    programs = lp_bound(p, hosting(p), space.values, keys, start=())
+    assert enumerated.converged and programs.converged
+    assert abs(enumerated.value - programs.value) <= 1e-6
+    assert max_profit(p, space.values, keys, programs.certificate) <= 1e-6
 
 
 def test_lp_bound_is_often_tight_and_often_above_the_scenario_bound():

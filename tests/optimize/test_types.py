@@ -1,0 +1,44 @@
+"""The cheapest host of a demand through one slot (eqattn/optimize/types.py `cheapest_host`):
+the shortcut (W = P^a) and the enumeration of the box P^a ≤ W ≤ V|K' agree with the integer
+program on every slot of every demand value met on a few problems, with and without a
+head-dimension cap."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from eqattn.attention import Problem
+from eqattn.attention.hosting import hosting
+from eqattn.optimize import types
+from eqattn.optimize.separation import ScenarioSpace
+from eqattn.optimize.types import _cheapest_host_program, cheapest_host, host_slots
+
+
+def _feasible(slot, D, W, cap) -> bool:  # noqa: ANN001
+    return bool((W >= slot.img).all() and (W <= slot.VK).all() and (W @ slot.unit >= D).all() and (cap is None or W @ slot.dims <= cap))
+
+
+@pytest.mark.parametrize("G,V,H,d", [("C4", "2xregular", 2, 3), ("D4", "regular", 2, 3), ("S3", "2xregular", 2, 4), ("C2xC2", "2xregular", 2, 3)])
+def test_cheapest_host_matches_the_program(G, V, H, d, monkeypatch):  # noqa: ANN001
+    p = Problem.create(G, V, H, d)
+    h = hosting(p)
+    space = ScenarioSpace(p)
+    checked = shortcut = 0
+    for v in space.values:
+        D = np.array(v.D.mults, dtype=np.int64)
+        for slot in host_slots(p, h, v):
+            for cap in (None, d, 1):
+                types._HOSTS.clear()
+                fast = cheapest_host(slot, D, cap)
+                monkeypatch.setattr(types, "ENUMERATE_HOSTS", 0)  # the program every time
+                types._HOSTS.clear()
+                ref = _cheapest_host_program(slot, D, cap, None)
+                monkeypatch.setattr(types, "ENUMERATE_HOSTS", 20000)
+                assert (fast is None) == (ref is None)
+                if ref is not None:
+                    assert _feasible(slot, D, fast, cap) and _feasible(slot, D, ref, cap)
+                    assert int(fast @ slot.unit_cost) == int(ref @ slot.unit_cost)
+                    shortcut += bool((fast == slot.img).all())
+                checked += 1
+    assert checked >= 20 and 1 <= shortcut < checked - 5, (checked, shortcut)
