@@ -198,6 +198,10 @@ def search(
     if not first:  # nothing to cover: the empty design is optimal
         return SearchResult("optimal", Design(problem, ()), 0, rounds, 0, 0, None)
     keys.extend(first)
+    # the programs' working set (positions into keys): after each LP bound, the keys with a
+    # positive dual and those of the last round; any subset gives a valid bound (Lemma O1)
+    work: set[int] = set(range(len(keys)))
+    recent: set[int] = set(work)
     objective = Objective(0)
     bound = ScenarioBound(problem, ctx.h, values.values, max_heads, ctx.threads)
     hosts_memo: dict = {}  # generated_types' cheapest hosts, kept between rounds
@@ -212,7 +216,7 @@ def search(
 
     def lp_lower(columns, until: float = final) -> int:  # noqa: ANN001 - iterable of (sub, W)
         """The LP bound over the keys so far (0 when no time is left); records its columns."""
-        nonlocal lp_done, lp_active
+        nonlocal lp_done, lp_active, work
         if time.perf_counter() > until - 0.05 or lp_done == (len(keys), True):
             return 0
         hosts = sorted({(k[1], tuple(int(x) for x in W)) for k, W in hosts_memo.items() if W is not None})
@@ -222,6 +226,8 @@ def search(
         )
         lp_done = (len(keys), res.converged)
         lp_active = res.active or lp_active
+        if res.active:
+            work = set(res.active) | recent
         if trace["lp"] is None or res.units >= trace["lp"][1].units:
             trace["lp"] = (list(keys), res)
         extra.update(res.columns)
@@ -285,8 +291,9 @@ def search(
             break
         try:
             prog = build(
-                table, U, keys, objective, heads_max=max_heads, multisets=MAX_MULTISETS if restricted and checkable else None,
-                max_vars=MAX_PROGRAM_VARS,
+                table, U, [keys[i] for i in sorted(work)], objective, heads_max=max_heads,
+                multisets=MAX_MULTISETS if restricted and checkable else None, max_vars=MAX_PROGRAM_VARS,
+                cutoff=None if best_units is None else best_units - 1,
             )
         except LimitError:  # (memory) the program over every capped type: restricted rounds from now on
             if restricted:
@@ -364,10 +371,14 @@ def search(
                 return SearchResult("optimal", best, best_units, rounds, len(keys), n_types, None)
             stopped = {"time": "time_limit", "work": "work_limit"}.get(str(sol.stopped), "time_limit")
             break
-        added = [k for k in new if k not in keys]
-        if not added:
+        index = {k: i for i, k in enumerate(keys)}
+        added = [k for k in new if k not in index]
+        recent = {index[k] for k in new if k in index} - work
+        if not added and not recent:
             raise AssertionError("a counterexample of the program's design is already in the program")
+        recent |= set(range(len(keys), len(keys) + len(added)))
         keys.extend(added)
+        work |= recent
         if sol.status != "optimal" and not (restricted and sol.stopped == "time" and time.perf_counter() < deadline):
             stopped = {"time": "time_limit", "work": "work_limit"}.get(str(sol.stopped), "time_limit")
             break
