@@ -24,6 +24,10 @@ columns (and the cheapest hosts when those alone cannot meet `S`), whose design 
 as in 3. A design with too many orbit types for the checker is checked through a coarser
 design above it (`coarsen.py`, O12): its counterexamples are the design's too.
 
+The programs and the LP's master run over *working sets* of `S` (the keys with a positive
+LP dual and the last round's keys; a subset of scenarios is a relaxation, so every bound
+stays valid), with the incumbent's cost as a cutoff.
+
 The incumbent is the regular design (H orbits `(C1, min(d, dim V)·trivial)`, SPEC §3), itself
 checked by the symbolic checker, when it meets the compute constraints; every design this
 loop returns has been checked to cover every clustering, and `optimize` re-checks it once
@@ -59,6 +63,7 @@ from .types import cheapest_hosts, design_types, generated_types
 ROUND_KEYS = 60  # counterexamples added per round at most (one per clustering)
 FULL_TYPES = 1000  # capped types past which the restricted rounds (LP columns, cheapest hosts) run first
 RESTRICTED_SHARE = 0.25  # of the loop's time left, for one restricted program
+FULL_SHARE = 0.25  # of the loop's time left, for the program over every capped type before the restricted rounds
 MAX_PROGRAM_VARS = 300_000  # variables of one program at most (memory: well under 2 GB)
 LOOP_SHARE = 0.8  # of the time for the loop's programs and checks; the rest is kept for the LP bound
 
@@ -99,7 +104,7 @@ class SearchResult:
     design: Design | None  # checked to cover every clustering
     lower_units: int  # lower bound of the cost / 4
     rounds: int
-    scenarios: int  # keys in the last program
+    scenarios: int  # scenario keys met (counterexamples); the programs run over a working set of them
     types: int  # types in the last program
     stopped: str | None  # time_limit | work_limit | scenario_limit | type_limit (too many head representations)
 
@@ -212,7 +217,7 @@ def search(
     lean_table = False
     checkable = shapes_tried = False  # restricted programs limited to checkable designs (after one was not)
     full = False  # past FULL_TYPES capped types, the restricted rounds (price and branch) come first
-    too_big = False  # the program over every capped type is over MAX_PROGRAM_VARS: restricted rounds only
+    price_first = False  # the program over every capped type is too large (MAX_PROGRAM_VARS) or too slow (FULL_SHARE)
 
     def lp_lower(columns, until: float = final) -> int:  # noqa: ANN001 - iterable of (sub, W)
         """The LP bound over the keys so far (0 when no time is left); records its columns."""
@@ -250,7 +255,7 @@ def search(
         max_cost = math.inf if best_units is None else 4 * best_units
         try:
             table = design_types(problem, values, ctx.h, max_cost, deadline, max_heads=max_heads, max_head_dim=max_head_dim)
-            if too_big or (len(table) > FULL_TYPES and not full):
+            if (price_first and not full) or (len(table) > FULL_TYPES and not full):
                 raise LimitError("rep", f"{len(table)} capped types: price and branch first")
             restricted = False
         except LimitError:
@@ -299,12 +304,22 @@ def search(
             if restricted:
                 stopped = "scenario_limit"
                 break
-            too_big = True
+            if full:
+                stopped = "scenario_limit"
+                break
+            price_first = True
             continue
         until = deadline
-        if restricted:  # a candidate, not a bound, is wanted: a good solution soon beats a proof late
-            until = min(deadline, time.perf_counter() + max(5.0, RESTRICTED_SHARE * (deadline - time.perf_counter())))
+        share = RESTRICTED_SHARE if restricted else None if full else FULL_SHARE
+        if share is not None and ctx.work_limit is None:  # (with a work limit only the work limit, theory-scale O5)
+            # a restricted program: a candidate, not a bound, is wanted (a good solution soon beats
+            # a proof late); the program over every capped type before the restricted rounds had
+            # their turn: a share of the time too
+            until = min(deadline, time.perf_counter() + max(5.0, share * (deadline - time.perf_counter())))
         sol = ctx.solve(prog.model, until)
+        # the program over every capped type ran out of its share: the restricted rounds next
+        capped = not restricted and sol.status in ("feasible", "unknown") and time.perf_counter() < deadline - 0.05
+        price_first = price_first or capped
         if restricted and sol.status == "infeasible":
             if restricted and checkable:  # no checkable design meets S: candidates of any shape again
                 checkable, shapes_tried = False, True
@@ -323,6 +338,8 @@ def search(
         if best_units is not None and lower >= best_units:
             return SearchResult("optimal", best, best_units, rounds, len(keys), n_types, None)
         if sol.values is None:
+            if capped:
+                continue
             stopped = {"time": "time_limit", "work": "work_limit"}.get(str(sol.stopped), "time_limit")
             break
         counts = {t: int(sol.values[prog.n[t]]) for t in range(len(table.types)) if sol.values[prog.n[t]] > 0}
@@ -363,12 +380,15 @@ def search(
                 if time.perf_counter() > deadline:
                     break
                 if extra <= known:
-                    if full:
-                        break
-                    full = True  # the program over every capped type (when they fit) for the time left
+                    # the program over every capped type (when they fit) for the time left; else
+                    # the restricted rounds go on: with the cutoff, each finds a cheaper design
+                    # (whose counterexamples raise the LP bound) or none (the loop ends)
+                    full = True
                 continue
             if sol.status == "optimal":
                 return SearchResult("optimal", best, best_units, rounds, len(keys), n_types, None)
+            if capped:
+                continue
             stopped = {"time": "time_limit", "work": "work_limit"}.get(str(sol.stopped), "time_limit")
             break
         index = {k: i for i, k in enumerate(keys)}
@@ -379,7 +399,7 @@ def search(
         recent |= set(range(len(keys), len(keys) + len(added)))
         keys.extend(added)
         work |= recent
-        if sol.status != "optimal" and not (restricted and sol.stopped == "time" and time.perf_counter() < deadline):
+        if sol.status != "optimal" and not ((restricted or capped) and sol.stopped == "time" and time.perf_counter() < deadline):
             stopped = {"time": "time_limit", "work": "work_limit"}.get(str(sol.stopped), "time_limit")
             break
     if best is not None and lower < best_units and stopped is not None:
