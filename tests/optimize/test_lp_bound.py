@@ -119,6 +119,20 @@ def test_pricing_programs_and_enumerated_pricing_prove_the_same_bound(row, monke
     assert max_profit(p, space.values, keys, programs.certificate) <= 1e-6
 
 
+@pytest.mark.parametrize("row", (SAMPLE + LARGER)[1::3], ids=lambda r: f"{r['group']}-{r['V']}-{r['H']}-{r['d']}")
+def test_row_generation_reaches_the_lp_over_every_key(row):
+    """The master starts from one key and takes the keys its solution does not meet (`_unmet`);
+    at convergence its value is that of the master holding every key from the start."""
+    p = Problem.create(row["group"], row["V"], int(row["H"]), int(row["d"]))
+    space = ScenarioSpace(p)
+    keys = _keys(space, random.Random(4))
+    grown = lp_bound(p, hosting(p), space.values, keys, start=())
+    whole = lp_bound(p, hosting(p), space.values, keys, start=(), active=range(len(keys)))
+    assert grown.converged and whole.converged
+    assert abs(grown.value - whole.value) <= 1e-6, (grown.value, whole.value)
+    assert len(grown.active) <= len(keys)
+
+
 def test_lp_bound_is_often_tight_and_often_above_the_scenario_bound():
     tight = above = 0
     for row in SAMPLE:
