@@ -301,10 +301,7 @@ def search(
                 cutoff=None if best_units is None else best_units - 1,
             )
         except LimitError:  # (memory) the program over every capped type: restricted rounds from now on
-            if restricted:
-                stopped = "scenario_limit"
-                break
-            if full:
+            if restricted or full:
                 stopped = "scenario_limit"
                 break
             price_first = True

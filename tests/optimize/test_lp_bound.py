@@ -104,7 +104,7 @@ def test_lp_bound_is_certified_and_never_exceeds_the_proven_optimum(row):
     assert max_profit(p, space.values, keys, b.certificate) <= 1e-6
 
 
-@pytest.mark.parametrize("row", (SAMPLE + LARGER)[::4], ids=lambda r: f"{r['group']}-{r['V']}-{r['H']}-{r['d']}")
+@pytest.mark.parametrize("row", [r for r in (SAMPLE + LARGER)[::4] if int(r["H"]) <= 4], ids=lambda r: f"{r['group']}-{r['V']}-{r['H']}-{r['d']}")
 def test_pricing_programs_and_enumerated_pricing_prove_the_same_bound(row, monkeypatch):
     """Small subgroups are priced by enumerating their types (PRICE_ENUMERATE), larger ones by
     a program: with programs only, the certificate is as valid and the LP optimum the same."""
@@ -119,7 +119,7 @@ def test_pricing_programs_and_enumerated_pricing_prove_the_same_bound(row, monke
     assert max_profit(p, space.values, keys, programs.certificate) <= 1e-6
 
 
-@pytest.mark.parametrize("row", (SAMPLE + LARGER)[1::3], ids=lambda r: f"{r['group']}-{r['V']}-{r['H']}-{r['d']}")
+@pytest.mark.parametrize("row", [r for r in (SAMPLE + LARGER)[1::3] if int(r["H"]) <= 4], ids=lambda r: f"{r['group']}-{r['V']}-{r['H']}-{r['d']}")
 def test_row_generation_reaches_the_lp_over_every_key(row):
     """The master starts from one key and takes the keys its solution does not meet (`_unmet`);
     at convergence its value is that of the master holding every key from the start."""
