@@ -40,7 +40,7 @@ from ..attention import Problem
 from ..attention.assignment import Demand
 from ..attention.hosting import Hosting
 from . import solver
-from .types import Slot, host_slots
+from .types import Slot, box, host_slots
 
 MAX_ROUNDS = 200  # column-generation rounds in one call (quick and exact pricing rounds)
 QUICK_COLUMNS = 3  # columns added per subgroup by one quick pricing round
@@ -199,7 +199,7 @@ def _price(
     `PRICE_ENUMERATE` W's the profits of all of them are computed instead (`_profits`)."""
     ref = slots.subs[sub]
     if math.prod(int(x) + 1 for x in ref.VK) <= PRICE_ENUMERATE:
-        Ws = np.indices(tuple(int(x) + 1 for x in ref.VK)).reshape(len(ref.VK), -1).T[1:]
+        Ws = box(np.zeros(len(ref.VK), dtype=np.int64), ref.VK)[1:]  # W = 0 left out
         if max_head_dim is not None:
             Ws = Ws[Ws @ ref.dims <= max_head_dim]
         if not len(Ws):

@@ -207,8 +207,7 @@ def design_types(
         count = math.prod(int(c) + 1 for c in cap)
         if count > 50 * MAX_TYPES:
             raise LimitError("rep", f"V restricted to {K.name} allows about {count} head representations; at most {MAX_TYPES} are optimised over")
-        # every W with 0 <= W <= cap, in the order of itertools.product (vectorised)
-        Ws = np.indices(tuple(int(c) + 1 for c in cap)).reshape(len(cap), -1).T
+        Ws = box(np.zeros(len(cap), dtype=np.int64), cap)
         costs = Ws @ unit_cost
         dims = Ws @ np.asarray(irr.dims, dtype=np.int64)
         ok = (costs > 0) & (costs <= max_cost)
@@ -385,13 +384,25 @@ _HOSTS: dict = {}  # cheapest_host by the slot's data (bounded, oldest out first
 _HOSTS_MAX = 100000
 
 
+def box(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Every integer vector W with lo ≤ W ≤ hi, one per row, in the order of
+    itertools.product (vectorised).
+
+        >>> box(np.array([0, 1]), np.array([1, 2])).tolist()
+        [[0, 1], [0, 2], [1, 1], [1, 2]]
+    """
+    lo = np.asarray(lo, dtype=np.int64)
+    span = tuple(int(h) - int(a) + 1 for a, h in zip(lo, hi))
+    return lo + np.indices(span).reshape(len(span), -1).T
+
+
 ENUMERATE_HOSTS = 20000  # W's between P^a and V|K' past which cheapest_host solves a program
 
 
 def _cheapest_host_program(slot: Slot, D: np.ndarray, max_head_dim: int | None, threads: int | None) -> np.ndarray | None:
     span = slot.VK - slot.img + 1
     if math.prod(int(x) for x in span) <= ENUMERATE_HOSTS:  # every W of the box, the cheapest (then least) first
-        Ws = slot.img + np.indices(tuple(int(x) for x in span)).reshape(len(span), -1).T
+        Ws = box(slot.img, slot.VK)
         ok = (Ws @ slot.unit >= D).all(axis=1)
         if max_head_dim is not None:
             ok &= Ws @ slot.dims <= max_head_dim
