@@ -40,3 +40,44 @@ def test_multisets_row_bounds_the_designs_orbit_multisets():
     assert costs[2 * free_ms] == free.objective  # the row does not cut the free optimum
     assert costs[2] > free.objective  # and it binds: one orbit alone costs more
     assert all(costs[a] >= costs[b] for a, b in ((2, 3), (3, 4), (4, 8), (8, 2 * free_ms)))
+
+
+def test_max_vars_refuses_a_program_over_the_limit_and_only_then():
+    from eqattn.errors import LimitError
+
+    p = Problem.create("C4", "2xregular", 4, 2)
+    space = ScenarioSpace(p)
+    table = design_types(p, space, hosting(p), p.vanilla_params)
+    keys = space.initial_keys()
+    U = copy_bounds(table, p.vanilla_params // 4)
+    n = build(table, U, keys, Objective(0)).model.num_vars
+    assert build(table, U, keys, Objective(0), max_vars=n).model.num_vars == n
+    try:
+        build(table, U, keys, Objective(0), max_vars=n - 1)
+    except LimitError as e:
+        assert e.field == "program" and str(n - 1) in e.message
+    else:
+        raise AssertionError("a program over max_vars was built")
+
+
+def test_search_with_programs_refused_stays_correct(monkeypatch):
+    """With every program over the variable limit the symbolic search falls back (restricted
+    rounds, then scenario_limit): its design still covers, and it claims optimality only at
+    the proven optimum (224, SPEC-checked in the atlas reference)."""
+    import time
+
+    from eqattn.attention import check_coverage
+    from eqattn.optimize import symbolic_search
+    from eqattn.optimize.symbolic_search import SearchContext, search
+
+    p = Problem.create("C4", "2xregular", 4, 2)
+    free = search(SearchContext(p, "highs", None, None), time.perf_counter() + 60)
+    assert (free.status, free.design.params) == ("optimal", 224)
+    monkeypatch.setattr(symbolic_search, "MAX_PROGRAM_VARS", 5)
+    res = search(SearchContext(p, "highs", None, None), time.perf_counter() + 60)
+    assert res.design is not None and all(v.covered for v in check_coverage(p, res.design))
+    assert res.status in ("optimal", "feasible")
+    if res.status == "optimal":
+        assert res.design.params == 224
+    else:
+        assert res.stopped == "scenario_limit" and 4 * res.lower_units <= 224 <= res.design.params
