@@ -55,6 +55,40 @@ class DemandSpace:
         self.Vbar = np.array(Vbar, dtype=np.int64)
         self._memo: dict[tuple[int, ...], list[np.ndarray] | None] = {}
         self._max: dict[int, int] = {}
+        self._table: tuple[list[int], list[int], np.ndarray] | None | bool = None  # (top, coordinates with top > 0, grid); False: none
+
+    def reachable(self, L: tuple[int, ...]) -> bool:
+        """Whether some demand D ≥ L exists (`witness(L) is not None`). One block: read from
+        one DP over the whole grid `Π_τ [0, top_τ]` (`top_τ = min(V̄_τ, max D_τ)`, at most
+        MAX_GRID states): the least dimension reaching each clipped state, its minimum over
+        the states ≥ L (suffix minima), compared with the cap. Otherwise `witness`."""
+        if self._table is None:
+            self._table = self._reach_grid()
+        if self._table is False:
+            return self.witness(L) is not None
+        top, T, grid = self._table  # type: ignore[misc]
+        for x, t in zip(L, top):
+            if x > t:
+                return False
+        return bool(grid[tuple(L[i] for i in T)])
+
+    def _reach_grid(self) -> tuple[list[int], list[int], np.ndarray] | bool:
+        if len(self.blocks) != 1:
+            return False
+        bl = self.blocks[0]
+        top = np.array([min(int(self.Vbar[t]), self.max_coord(t)) for t in range(len(self.Vbar))], dtype=np.int64)
+        T = np.nonzero(top > 0)[0]
+        shape = tuple(int(top[t]) + 1 for t in T)
+        N = int(np.prod(shape)) if shape else 1
+        if N > MAX_GRID:
+            return False
+        if not shape:
+            return top.tolist(), [], np.ones((), dtype=bool)
+        coords = np.stack(np.unravel_index(np.arange(N), shape), axis=1).astype(np.int64)
+        best = self._block_dp(bl, T, coords, shape, top[T])[0][-1].reshape(shape)
+        for ax in range(len(shape)):  # least dimension over the states ≥ each state
+            best = np.flip(np.minimum.accumulate(np.flip(best, ax), axis=ax), ax)
+        return top.tolist(), T.tolist(), best <= bl.cap
 
     def max_coord(self, tau: int) -> int:
         """max over the space of D_τ (exact bounded knapsack per block, summed, clipped)."""

@@ -49,7 +49,7 @@ from .problem import Problem
 from .supports import slacks_for_support, supports_of
 
 MAX_PROFILE_ROWS = 400_000  # profiles listed over the hosting-relevant irreps of one support
-MAX_SEARCH_NODES = 200_000  # nodes of one defeated-set search
+MAX_SEARCH_NODES = 200_000  # bounds L visited by one defeated-set search
 MAX_ABSTRACT_SCENARIOS = 200_000  # abstract scenarios over all clusterings
 
 
@@ -128,6 +128,7 @@ class SymbolicChecker:
         # scenario has an assignment iff every demand has one and the k's sum to at most c (C3)
         self.single_type = len(self.counts) == 1
         self.fast = True  # False: every abstract scenario through `check_scenario` (the general path)
+        self.shortfalls = True  # False: counterexamples without the best attempt's shortfall (the optimiser needs their demands only)
 
     # ----- orbit classification ---------------------------------------------------------
     def is_zero_orbit(self, orbit: tuple[int, int]) -> bool:
@@ -290,16 +291,40 @@ class SymbolicChecker:
         return hit[2]
 
     def _defeated_sets_uncached(self, space: DemandSpace, sums: list[np.ndarray]) -> list[list[np.ndarray]]:
+        """A search over lower bounds L of the demand (theory-scale.md §C5): E(L) = the
+        multisets y every supply sum of which some coordinate of L exceeds (down-closed,
+        growing with L). From L, each *minimal* multiset outside E(L) is defeated by the
+        least raises of L (one coordinate per supply sum, `raise_for`), kept when some demand
+        reaches them (`DemandSpace.witness`); each L is visited once. Every maximal E(D) over
+        the demands is reached: walking from L ≤ D toward D, a minimal multiset outside
+        E(L) lies in E(D) while E(L) ≠ E(D), and one of its least raises stays ≤ D."""
         ms = self.ms
         n = len(ms)
         r = len(space.Vbar)
-        pred = []
-        for y in ms:
-            mask = 0
+        # pred[i, t]: the multiset y_i minus one orbit of type t (n, a sentinel always in E, when y_t = 0)
+        nt = len(ms[0]) if n else 0
+        pred = np.full((n, max(nt, 1)), n, dtype=np.int64)
+        for i, y in enumerate(ms):
             for t, k in enumerate(y):
                 if k:
-                    mask |= 1 << self.index[tuple(v - (u == t) for u, v in enumerate(y))]
-            pred.append(mask)
+                    pred[i, t] = self.index[tuple(v - (u == t) for u, v in enumerate(y))]
+        sizes = np.array([sum(y) for y in ms], dtype=np.int64)
+        levels = [np.nonzero(sizes == k)[0] for k in range(int(sizes.max()) + 1)] if n else []
+        owners = np.array([i for i in range(n) for _ in range(sums[i].shape[0])], dtype=np.int64)
+        flat = np.concatenate([sums[i].reshape(-1, r) for i in range(n)]) if owners.size else np.zeros((0, r), dtype=np.int64)
+        rows = [[tuple(int(x) for x in row) for row in sums[i]] for i in range(n)]
+        lim = [min(int(space.Vbar[t]), space.max_coord(t)) for t in range(r)]  # the largest D_τ
+
+        def defeated(L: tuple) -> np.ndarray:
+            """E(L) (bool per multiset, and the sentinel): y is in E(L) iff L exceeds every
+            supply sum of every z ≤ y somewhere (a multiset above a met one is met)."""
+            ok = np.ones(n + 1, dtype=bool)
+            if owners.size:
+                ok[owners[~(np.asarray(L)[None, :] > flat).any(axis=1)]] = False
+            E = np.ones(n + 1, dtype=bool)
+            for idx in levels:  # by size: the predecessors are decided first
+                E[idx] = ok[idx] & E[pred[idx]].all(axis=1)
+            return E
 
         def raise_for(L: tuple, i: int) -> list[tuple]:
             """Minimal L' ≥ L (achievable) defeating every supply sum of multiset i."""
@@ -314,42 +339,46 @@ class SymbolicChecker:
                         if s[t] + 1 > space.Vbar[t] or s[t] + 1 > space.max_coord(t):
                             continue
                         L2 = tuple(max(Lc[u], int(s[u]) + 1) if u == t else Lc[u] for u in range(r))
-                        if space.witness(L2) is not None:
+                        if space.reachable(L2):
                             nxt.append(L2)
                 cur = _minimal_vectors(nxt)
                 if not cur:
                     break
             return cur
 
-        results: list[tuple[int, tuple]] = []
-        nodes = 0
-        stack: list[tuple[int, int, tuple]] = [(0, 0, (0,) * r)]
+        start = (0,) * r
+        seen = {start}
+        stack = [start]
+        results: dict[int, tuple] = {}  # E -> a bound L reaching it
         while stack:
-            i, E, L = stack.pop()
-            La = np.array(L, dtype=np.int64)
-            while i < n:  # forced steps
-                nodes += 1
-                if nodes > MAX_SEARCH_NODES:
-                    raise LimitError("orbits", f"the demand search exceeded {MAX_SEARCH_NODES} steps")
-                if E & pred[i] != pred[i]:
-                    i += 1  # a multiset below y is met, so y is met too
-                    continue
-                Si = sums[i]
-                if Si.shape[0] == 0 or (La[None, :] > Si).any(axis=1).all():
-                    E |= 1 << i  # already defeated: E must contain y
-                    i += 1
-                    continue
-                break
-            if i == n:
-                results.append((E, L))
-                continue
-            stack.append((i + 1, E, L))  # y met
-            for L2 in raise_for(L, i):  # y defeated
-                stack.append((i + 1, E | (1 << i), L2))
+            if len(seen) > MAX_SEARCH_NODES:
+                raise LimitError("orbits", f"the demand search exceeded {MAX_SEARCH_NODES} steps")
+            L = stack.pop()
+            Eb = defeated(L)
+            E = int.from_bytes(np.packbits(Eb[:n], bitorder="little").tobytes(), "little")
+            results.setdefault(E, L)
+            # the minimal multisets outside E(L); of those with one supply sum only the least
+            # sums matter (a demand defeating a sum defeats every sum below it)
+            single: list[tuple] = []
+            raised: list[tuple] = []
+            for i in np.nonzero(~Eb[:n] & Eb[pred].all(axis=1))[0].tolist():
+                if len(rows[i]) == 1:
+                    single.append(rows[i][0])
+                else:
+                    raised.extend(raise_for(L, i))
+            for sv in _minimal_vectors(single):  # L ≤ sv (sv is not defeated): raise one coordinate past it
+                for t in range(r):
+                    if sv[t] + 1 <= lim[t]:
+                        L2 = L[:t] + (sv[t] + 1,) + L[t + 1:]
+                        if L2 not in seen and space.reachable(L2):
+                            raised.append(L2)
+            for L2 in raised:
+                if L2 not in seen:
+                    seen.add(L2)
+                    stack.append(L2)
         # keep the maximal E's
-        results.sort(key=lambda t: -bin(t[0]).count("1"))
         keep: list[tuple[int, tuple]] = []
-        for E, L in results:
+        for E, L in sorted(results.items(), key=lambda t: -bin(t[0]).count("1")):
             if any(E & ~F == 0 for F, _ in keep):
                 continue
             keep.append((E, L))
@@ -560,6 +589,8 @@ class SymbolicChecker:
             for pos, i in enumerate(order):
                 y_of[i] = ys[pos]
             return ScenarioResult(tuple(opts), tuple(demands), self._witness(demands, ids, y_of))
+        if not self.shortfalls:
+            return ScenarioResult(tuple(opts), tuple(demands), None, ())
         missing = self._shortfalls.get(key)
         if missing is None:  # per position of `key`: the missing multiplicities, or None
             raw = self.search.search.best_attempt([self._demand_of[k] for k in key])

@@ -81,6 +81,7 @@ class LPBound:
     support: tuple[Column, ...]  # types with n_t > 0 in the last master's optimum
     certificate: Certificate | None
     active: tuple[int, ...] = ()  # positions of the keys with a positive dual in the last master (the next call's start)
+    solution: tuple[tuple[Column, float], ...] = ()  # (type, n_t > 0) of the last master's optimum (a fractional design)
 
 
 def _unit_cost(slot: Slot) -> np.ndarray:
@@ -172,6 +173,12 @@ def _profits(
 ) -> np.ndarray:
     """π(W) - c(W) - [G:K'] λ for each row W of Ws (types on K'), vectorised."""
     ref = slots.subs[sub]
+    return _pi(sub, Ws, slots, values, keys, mu) - Ws @ _unit_cost(ref) - ref.K.index * lam
+
+
+def _pi(sub: int, Ws: np.ndarray, slots: _Slots, values: Sequence[Demand], keys: Sequence[tuple[int, ...]], mu: dict) -> np.ndarray:
+    """π(W) = Σ_s max(0, max_{j, slot hosting} μ_{s,j} · min(S, D)) for each row W of Ws
+    (types on K'; 0 where K' hosts no demand of the keys), vectorised. Monotone in W."""
     pi = np.zeros(len(Ws))
     for s, key in enumerate(keys):
         best = None
@@ -187,7 +194,7 @@ def _profits(
                 best = val if best is None else np.maximum(best, val)
         if best is not None:
             pi += best
-    return pi - Ws @ _unit_cost(ref) - ref.K.index * lam
+    return pi
 
 
 def _price(
@@ -318,6 +325,7 @@ def lp_bound(
     best: LPBound | None = None
     rounds = 0
     support: tuple[Column, ...] = ()
+    solution: tuple[tuple[Column, float], ...] = ()
     used: tuple[int, ...] = ()
     while rounds < max_rounds and time.perf_counter() < deadline:
         rounds += 1
@@ -364,7 +372,8 @@ def lp_bound(
         duals = sol.row_duals
         mu = {r: float(max(0.0, duals[i])) for i, r in enumerate(supply_rows) if duals[i] > 0}
         lam = float(max(0.0, duals[-1])) if heads_row is not None else 0.0
-        support = tuple(c for c, n in zip(cols, nvar) if sol.values[n] > 1e-9)
+        solution = tuple((c, float(sol.values[n])) for c, n in zip(cols, nvar) if sol.values[n] > 1e-9)
+        support = tuple(c for c, _ in solution)
         used = tuple(sorted({work[w] for w, _, _ in mu}))
         # ---- quick pricing: the profits of joins of the LP's types and of the candidates
         new = 0
@@ -414,11 +423,11 @@ def lp_bound(
             # converged: every key met (none outside short) and no type prices out
             converged = theta <= 1.0 + 1e-12 or new == 0
             if best is None or value > best.value or converged:  # the LP optimum: no Farley bound exceeds it
-                best = LPBound(units, value, converged, rounds, tuple(cols), support, cert, used)
+                best = LPBound(units, value, converged, rounds, tuple(cols), support, cert, used, solution)
             if converged:
                 break
         if new == 0:
             break
     if best is None:
-        return LPBound(0, 0.0, False, rounds, tuple(cols), support, None, used)
-    return LPBound(best.units, best.value, best.converged, rounds, tuple(cols), support, best.certificate, used)
+        return LPBound(0, 0.0, False, rounds, tuple(cols), support, None, used, solution)
+    return LPBound(best.units, best.value, best.converged, rounds, tuple(cols), support, best.certificate, used, solution)

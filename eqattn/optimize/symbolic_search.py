@@ -39,6 +39,7 @@ optimal (see benchmarks/scale.py).
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from dataclasses import dataclass
@@ -54,6 +55,7 @@ from ..errors import LimitError
 from ..reps import Rep
 from .bounds import ScenarioBound
 from .coarsen import coarsen
+from .fixing import fixed_types
 from .lazy import Context, Progress
 from .lp_bound import lp_bound
 from .program import Objective, build
@@ -64,7 +66,10 @@ ROUND_KEYS = 60  # counterexamples added per round at most (one per clustering)
 FULL_TYPES = 1000  # capped types past which the restricted rounds (LP columns, cheapest hosts) run first
 RESTRICTED_SHARE = 0.25  # of the loop's time left, for one restricted program
 FULL_SHARE = 0.25  # of the loop's time left, for the program over every capped type before the restricted rounds
+FIXED_TYPES = 300  # the exact program over the fixed types (O13) is used when they are at most this many
 MAX_PROGRAM_VARS = 300_000  # variables of one program at most (memory: well under 2 GB)
+log = logging.getLogger("eqattn.optimize")
+
 LOOP_SHARE = 0.8  # of the time for the loop's programs and checks; the rest is kept for the LP bound
 
 
@@ -115,12 +120,28 @@ def _regular(problem: Problem) -> Design:
     return Design(problem, tuple(DesignOrbit(triv, W) for _ in range(problem.heads)))
 
 
+def _rounded(problem: Problem, solution, max_heads: int | None) -> Design | None:  # noqa: ANN001 - LPBound.solution
+    """The LP's fractional design rounded up (`⌈n_t⌉` copies of each type), a candidate whose
+    counterexamples are scenarios the LP's solution is short of too (mostly); None when it
+    has more heads than `max_heads` or no orbit."""
+    G = problem.group
+    items = sorted(((c, math.ceil(n - 1e-6)) for c, n in solution if n > 1e-6), key=lambda cn: (-G.subgroup_classes[cn[0][0]].order, cn[0]))
+    orbits = []
+    for (sub, W), k in items:
+        K = G.subgroup_classes[sub]
+        orbits.extend([DesignOrbit(K, Rep(K, W))] * k)
+    if not orbits or (max_heads is not None and sum(o.heads for o in orbits) > max_heads):
+        return None
+    return Design(problem, tuple(orbits))
+
+
 def _counterexamples(ctx: SearchContext, design: Design, values: DemandValues, deadline: float, limit: int) -> list[tuple[int, ...]] | None:
     """Keys of counterexample scenarios of `design`, at most one per clustering (up to
     `limit`); [] when it covers every clustering; None when the deadline passed first."""
     t = time.perf_counter()
     try:
         chk = SymbolicChecker(ctx.problem, design)
+        chk.shortfalls = False  # only the counterexamples' demands are used
         out: list[tuple[int, ...]] = []
         for c in clusterings(ctx.problem):
             if time.perf_counter() > deadline:
@@ -216,12 +237,19 @@ def search(
     lean = True  # restricted programs over the LP's columns only (few distinct types: checkable designs)
     lean_table = False
     checkable = shapes_tried = False  # restricted programs limited to checkable designs (after one was not)
+    ms_limit = MAX_MULTISETS  # ... with at most this many orbit multisets (smaller after a checkable one was not)
     full = False  # past FULL_TYPES capped types, the restricted rounds (price and branch) come first
     price_first = False  # the program over every capped type is too large (MAX_PROGRAM_VARS) or too slow (FULL_SHARE)
+    patient = False  # a restricted program found no candidate within its share
+    fixing = True  # reduced-cost fixing (off when its program is over the variable limit)
+    fixed_memo: tuple = (None, None)  # ((LP result, incumbent, demand values), fixed_types' answer)
+
+    last_lp = None  # the last LP bound's result (its fractional design is rounded into a candidate)
+    rounded_seen: set = set()  # rounded LP designs checked so far
 
     def lp_lower(columns, until: float = final) -> int:  # noqa: ANN001 - iterable of (sub, W)
         """The LP bound over the keys so far (0 when no time is left); records its columns."""
-        nonlocal lp_done, lp_active, work
+        nonlocal lp_done, lp_active, work, last_lp
         if time.perf_counter() > until - 0.05 or lp_done == (len(keys), True):
             return 0
         hosts = sorted({(k[1], tuple(int(x) for x in W)) for k, W in hosts_memo.items() if W is not None})
@@ -230,6 +258,7 @@ def search(
             candidates=hosts, active=lp_active,
         )
         lp_done = (len(keys), res.converged)
+        last_lp = res
         lp_active = res.active or lp_active
         if res.active:
             work = set(res.active) | recent
@@ -253,31 +282,77 @@ def search(
         if best_units is not None and lower >= best_units:
             return SearchResult("optimal", best, best_units, rounds, len(keys), n_types, None)
         max_cost = math.inf if best_units is None else 4 * best_units
-        try:
-            table = design_types(problem, values, ctx.h, max_cost, deadline, max_heads=max_heads, max_head_dim=max_head_dim)
-            if (price_first and not full) or (len(table) > FULL_TYPES and not full):
-                raise LimitError("rep", f"{len(table)} capped types: price and branch first")
+        fixed = None
+        if fixing and best_units is not None and trace["lp"] is not None and trace["lp"][1].certificate is not None:
+            # reduced-cost fixing (fixing.py, O13): every type a design cheaper than the
+            # incumbent can use, from the best LP certificate; the program over them is exact
+            if lp_done is not None and lp_done[0] < len(keys) and fixed_memo[1] is not None:
+                lp_lower((), time.perf_counter() + 0.25 * max(deadline - time.perf_counter(), 0.0))  # a tighter certificate
+            lp = trace["lp"][1]
+            memo_key = (id(lp), best_units, len(values.values))
+            if fixed_memo[0] != memo_key:
+                fixed_memo = (memo_key, fixed_types(problem, values, ctx.h, keys, lp.certificate, best_units - 1, max_heads, max_head_dim, max_types=FIXED_TYPES))
+            fixed = fixed_memo[1]
+            log.debug("fixing at %d units (LP %d): %s", best_units - 1, lp.units, "over the limits" if fixed is None else f"{len(fixed[0])} types")
+            if fixed is not None:
+                lower = max(lower, lp.units)
+                if lower >= best_units:
+                    return SearchResult("optimal", best, best_units, rounds, len(keys), n_types, None)
+                work |= {s for s, _, _, _ in lp.certificate.mu}  # the fixing holds for designs meeting these
+        if fixed is not None:
+            table = fixed[0]
             restricted = False
-        except LimitError:
-            if time.perf_counter() > deadline:
-                stopped = "time_limit"
-                break
-            # too many capped types to list: search a generated subset for cheaper covering
-            # designs (their programs' bounds are not lower bounds of the optimum)
-            # the LP bound over every type first: a valid bound, and its columns are the types
-            # the restricted program needs (price and branch)
-            # the cheapest hosts of the new demand values (memoised), for the LP's quick pricing
-            cheapest_hosts(problem, values, ctx.h, max_heads, max_head_dim, deadline, hosts_memo, ctx.threads)
-            lower = max(lower, lp_lower((), deadline))
-            if best_units is not None and lower >= best_units:
-                return SearchResult("optimal", best, best_units, rounds, len(keys), n_types, None)
-            table = generated_types(
-                problem, values, ctx.h, max_cost, max_heads=max_heads, max_head_dim=max_head_dim, deadline=deadline,
-                memo=hosts_memo, threads=ctx.threads, extra=sorted(extra), joins=not extra, hosts=not (extra and lean),
-            )
-            lean_table = bool(extra and lean)
-            restricted = True
-            stopped = "type_limit"
+        else:
+            try:
+                table = design_types(problem, values, ctx.h, max_cost, deadline, max_heads=max_heads, max_head_dim=max_head_dim)
+                if (price_first and not full) or (len(table) > FULL_TYPES and not full):
+                    raise LimitError("rep", f"{len(table)} capped types: price and branch first")
+                restricted = False
+            except LimitError:
+                if time.perf_counter() > deadline:
+                    stopped = "time_limit"
+                    break
+                # too many capped types to list: search a generated subset for cheaper covering
+                # designs (their programs' bounds are not lower bounds of the optimum)
+                # the LP bound over every type first: a valid bound, and its columns are the types
+                # the restricted program needs (price and branch)
+                # the cheapest hosts of the new demand values (memoised), for the LP's quick pricing
+                cheapest_hosts(problem, values, ctx.h, max_heads, max_head_dim, deadline, hosts_memo, ctx.threads)
+                lower = max(lower, lp_lower((), deadline))
+                if best_units is not None and lower >= best_units:
+                    return SearchResult("optimal", best, best_units, rounds, len(keys), n_types, None)
+                # the LP's design rounded up: its new counterexamples are a round without a program
+                cand = None if last_lp is None else _rounded(problem, last_lp.solution, max_heads)
+                if cand is not None and cand.orbits not in rounded_seen:
+                    rounded_seen.add(cand.orbits)
+                    try:
+                        new = _counterexamples(ctx, cand, values, deadline, ROUND_KEYS)
+                    except LimitError:  # too large to check: no verdict (a coarser design costs more than it gives here)
+                        new = ()
+                    if new is None:
+                        stopped = "time_limit"
+                        break
+                    ok = (max_heads is None or sum(o.heads for o in cand.orbits) <= max_heads) and (
+                        max_head_dim is None or all(o.head_dim <= max_head_dim for o in cand.orbits)
+                    )
+                    if new == [] and ok and (best_units is None or cand.params // 4 < best_units):
+                        best, best_units = cand, cand.params // 4
+                        continue
+                    index = {k: i for i, k in enumerate(keys)}
+                    added = [k for k in new if k not in index]
+                    log.debug("round %d: the LP's design rounded up (%d units): %s", rounds, cand.params // 4, f"{len(added)} new counterexamples" if new != () else "not checkable")
+                    if added:
+                        recent = set(range(len(keys), len(keys) + len(added)))
+                        keys.extend(added)
+                        work |= recent
+                        continue
+                table = generated_types(
+                    problem, values, ctx.h, max_cost, max_heads=max_heads, max_head_dim=max_head_dim, deadline=deadline,
+                    memo=hosts_memo, threads=ctx.threads, extra=sorted(extra), joins=not extra, hosts=not (extra and lean),
+                )
+                lean_table = bool(extra and lean)
+                restricted = True
+                stopped = "type_limit"
         n_types = len(table)
         # copies: no more than the incumbent's cost allows, max_heads allows, or any one
         # scenario of S can use (a minimal cover of D uses at most Σ_σ D_σ copies)
@@ -290,6 +365,8 @@ def search(
             if max_heads is not None:
                 u = min(u, max_heads // t.heads)
             U.append(u)
+        if fixed is not None:  # the copies the fixing allows (O13)
+            U = [u if b is None else min(u, b) for u, b in zip(U, fixed[1])]
         ctx.report(stage="optimum", round=rounds, scenarios=len(keys), bound=4 * lower, incumbent=None if best_units is None else 4 * best_units)
         if time.perf_counter() > deadline - 0.05:
             stopped = "time_limit"
@@ -297,23 +374,34 @@ def search(
         try:
             prog = build(
                 table, U, [keys[i] for i in sorted(work)], objective, heads_max=max_heads,
-                multisets=MAX_MULTISETS if restricted and checkable else None, max_vars=MAX_PROGRAM_VARS,
+                multisets=ms_limit if restricted and checkable else None, max_vars=MAX_PROGRAM_VARS,
                 cutoff=None if best_units is None else best_units - 1,
             )
         except LimitError:  # (memory) the program over every capped type: restricted rounds from now on
+            if fixed is not None:  # the program over the fixed types: not again
+                fixing = False
+                continue
             if restricted or full:
                 stopped = "scenario_limit"
                 break
             price_first = True
             continue
         until = deadline
-        share = RESTRICTED_SHARE if restricted else None if full else FULL_SHARE
+        share = RESTRICTED_SHARE if restricted else None if (full or fixed is not None) else FULL_SHARE
+        if restricted and patient:
+            share = None
         if share is not None and ctx.work_limit is None:  # (with a work limit only the work limit, theory-scale O5)
             # a restricted program: a candidate, not a bound, is wanted (a good solution soon beats
             # a proof late); the program over every capped type before the restricted rounds had
             # their turn: a share of the time too
             until = min(deadline, time.perf_counter() + max(5.0, share * (deadline - time.perf_counter())))
+        t_solve = time.perf_counter()
         sol = ctx.solve(prog.model, until)
+        log.debug(
+            "round %d: %s program, %d types, %d/%d keys, %s in %.2fs (bound %s), lower %d, incumbent %s",
+            rounds, "restricted" if restricted else "fixed" if fixed is not None else "full", n_types, len(work), len(keys), sol.status,
+            time.perf_counter() - t_solve, sol.bound, lower, best_units,
+        )
         # the program over every capped type ran out of its share: the restricted rounds next
         capped = not restricted and sol.status in ("feasible", "unknown") and time.perf_counter() < deadline - 0.05
         price_first = price_first or capped
@@ -337,15 +425,22 @@ def search(
         if sol.values is None:
             if capped:
                 continue
+            if restricted and not patient and sol.stopped == "time" and time.perf_counter() < deadline - 0.05:
+                patient = True  # no candidate within its share: the next restricted program gets the time left
+                continue
             stopped = {"time": "time_limit", "work": "work_limit"}.get(str(sol.stopped), "time_limit")
             break
         counts = {t: int(sol.values[prog.n[t]]) for t in range(len(table.types)) if sol.values[prog.n[t]] > 0}
         design = to_design(problem, table, counts)
         try:
             new = _counterexamples(ctx, design, values, deadline, ROUND_KEYS)
-        except LimitError:
+        except LimitError as e:
+            log.debug("round %d: the program's design (%d units) is past the checker's limits: %s", rounds, design.params // 4, e.message)
             if restricted and not checkable and not shapes_tried:
                 checkable = True  # restricted programs from now on keep their designs checkable
+                continue
+            if restricted and checkable and ms_limit > 16 and time.perf_counter() < deadline - 0.05:
+                ms_limit //= 4  # past another limit of the checker (its demand search): fewer multisets
                 continue
             # too many orbit types to check: check a design above it instead (coarsen.py);
             # its counterexamples are the candidate's too

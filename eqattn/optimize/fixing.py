@@ -1,0 +1,119 @@
+"""Reduced-cost fixing: the only types a design cheaper than the incumbent can use
+(issue 9; docs/theory-scale.md O13).
+
+An LP certificate `(μ, λ, θ)` (lp_bound.py, Lemma O11) gives every type `t = (K', W)` a
+reduced cost `r_t = θ c_t − π(t) + [G:K'] λ ≥ 0`, and every design meeting the certificate's
+scenarios satisfies `θ · cost ≥ V + Σ_t r_t n_t` (`V = Σ D μ − max_heads λ`). So a design
+of cost at most `C` uses only types with `r_t ≤ θ C − V` (the *slack*), at most
+`⌊slack / r_t⌋` copies of each. `fixed_types` lists those types — every capped `W` on every
+subgroup — by a branch and bound over the multiplicities of `W` (π is monotone in `W`), so
+the program over them with the cutoff `C` is exact: its optimum is the optimum over the
+scenarios when that is at most `C`, and "infeasible" proves that nothing costs `C` or less.
+
+    >>> from eqattn.attention import Problem
+    >>> from eqattn.attention.hosting import hosting
+    >>> from eqattn.optimize.separation import ScenarioSpace
+    >>> from eqattn.optimize.lp_bound import lp_bound
+    >>> p = Problem.create("C4", "E1", 2, 1)   # SPEC §6.2: the optimum is 8 parameters (2 units)
+    >>> space = ScenarioSpace(p); h = hosting(p); keys = space.initial_keys()
+    >>> cert = lp_bound(p, h, space.values, keys, start=()).certificate
+    >>> fixed = fixed_types(p, space, h, keys, cert, cutoff=1)   # a design of one unit?
+    >>> len(fixed[0])   # no type can be in it: the LP bound (2 units) already exceeds 1
+    0
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..attention import Problem
+from ..attention.hosting import Hosting
+from ..reps import irreps_of
+from .lp_bound import Certificate, _pi, _Slots
+from .types import MAX_TYPES, OrbitType, TypeTable, caps
+
+MAX_NODES = 2_000_000  # partial W's the branch and bound may hold over all subgroups
+TOL = 1e-6  # relative: the certificate is floating point (HiGHS tolerances ~1e-7)
+
+
+def slack(cert: Certificate, values: Sequence, keys: Sequence[tuple[int, ...]], max_heads: int | None, cutoff: int) -> float:
+    """`θ C − V`: the largest reduced cost a type of a design of cost ≤ C can have."""
+    raw = cert.value(values, keys, max_heads) * cert.theta
+    return cert.theta * cutoff - raw
+
+
+def fixed_types(
+    problem: Problem,
+    space,  # noqa: ANN001 - ScenarioSpace or DemandValues (`.values`): the caps are over its demand values
+    h: Hosting,
+    keys: Sequence[tuple[int, ...]],
+    cert: Certificate,
+    cutoff: int,
+    max_heads: int | None = None,
+    max_head_dim: int | None = None,
+    max_nodes: int = MAX_NODES,
+    max_types: int = MAX_TYPES,
+) -> tuple[TypeTable, list[int | None]] | None:
+    """(table, copy bounds) of every capped type with reduced cost ≤ the slack at `cutoff`
+    (units) that hosts some demand of `space`; copy bound None = no bound from the fixing.
+    None when the branch and bound holds more than `max_nodes` partial W's or the types are
+    more than `max_types` (nothing is fixed then)."""
+    values = space.values
+    room = slack(cert, values, keys, max_heads, cutoff)
+    tol = TOL * max(1.0, abs(cert.theta * cutoff))
+    ckeys = sorted({s for s, _, _, _ in cert.mu})
+    pos = {s: w for w, s in enumerate(ckeys)}
+    wkeys = [tuple(keys[s]) for s in ckeys]
+    mu = {(pos[s], j, g): m for s, j, g, m in cert.mu}
+    slots = _Slots(problem, h, values, wkeys, max_heads)
+    types: list[OrbitType] = []
+    bounds: list[int | None] = []
+    nodes = 0
+    if room < -tol:
+        return TypeTable(problem, space, h, []), []
+    for K in problem.group.subgroup_classes:
+        if max_heads is not None and K.index > max_heads:
+            continue
+        cap = caps(problem, space, h, K.id)
+        if cap is None:
+            continue
+        irr = irreps_of(K)
+        VK = np.array(problem.restrict(K).mults, dtype=np.int64)
+        uc = (VK * np.asarray(irr.es, dtype=np.int64)).astype(float)  # units per copy of τ
+        dims = np.asarray(irr.dims, dtype=np.int64)
+        fixed_cost = K.index * cert.lam
+        # level k: the rows hold W's first k multiplicities; the rest range over [0, cap]
+        part = np.zeros((1, 0), dtype=np.int64)
+        n = len(cap)
+        for k in range(n):
+            vals = np.arange(int(cap[k]) + 1, dtype=np.int64)
+            part = np.hstack([np.repeat(part, len(vals), axis=0), np.tile(vals, len(part))[:, None]])
+            nodes += len(part)
+            if nodes > max_nodes:
+                return None
+            lo = np.hstack([part, np.zeros((len(part), n - k - 1), dtype=np.int64)])
+            hi = np.hstack([part, np.tile(cap[k + 1:], (len(part), 1))])
+            # r(W) ≥ θ c(lo) − π(hi) + [G:K'] λ for every W in the box [lo, hi] (π is monotone)
+            low = cert.theta * (lo @ uc) - _pi(K.id, hi, slots, values, wkeys, mu) + fixed_cost
+            ok = low <= room + tol
+            if max_head_dim is not None:
+                ok &= lo @ dims <= max_head_dim
+            part = part[ok]
+            if not len(part):
+                break
+        for W, r in zip(part, cert.theta * (part @ uc) - _pi(K.id, part, slots, values, wkeys, mu) + fixed_cost):
+            if not W.any():
+                continue
+            types.append(OrbitType(K.id, tuple(int(x) for x in W), int(4 * (W @ uc)), K.index, int(W @ dims)))
+            bounds.append(None if r <= tol else int(math.floor((room + tol) / r)))
+        if len(types) > 3 * max_types:
+            return None
+    table = TypeTable(problem, space, h, types)
+    useful = table.hostable().any(axis=0) if values else np.zeros(len(types), dtype=bool)
+    keep = [i for i, u in enumerate(useful) if u]
+    if len(keep) > max_types:
+        return None
+    return table.subset(keep), [bounds[i] for i in keep]
