@@ -66,7 +66,9 @@ ROUND_KEYS = 60  # counterexamples added per round at most (one per clustering)
 FULL_TYPES = 1000  # capped types past which the restricted rounds (LP columns, cheapest hosts) run first
 RESTRICTED_SHARE = 0.25  # of the loop's time left, for one restricted program
 FULL_SHARE = 0.25  # of the loop's time left, for the program over every capped type before the restricted rounds
-FIXED_TYPES = 300  # the exact program over the fixed types (O13) is used when they are at most this many
+FIXED_TYPES = 3000  # the exact program over the fixed types (O13) is used when they are at most this many
+FIXED_SMALL = 300  # ... and gets the time left when at most this many, else FIXED_SHARE of it
+FIXED_SHARE = 0.5
 MAX_PROGRAM_VARS = 300_000  # variables of one program at most (memory: well under 2 GB)
 log = logging.getLogger("eqattn.optimize")
 
@@ -242,7 +244,8 @@ def search(
     price_first = False  # the program over every capped type is too large (MAX_PROGRAM_VARS) or too slow (FULL_SHARE)
     patient = False  # a restricted program found no candidate within its share
     fixing = True  # reduced-cost fixing (off when its program is over the variable limit)
-    fixed_memo: tuple = (None, None)  # ((LP result, incumbent, demand values), fixed_types' answer)
+    fixed_memo: tuple = (None, None)
+    fixed_stalled = None  # the memo key whose program ran out of its share (not tried again)  # ((LP result, incumbent, demand values), fixed_types' answer)
 
     last_lp = None  # the last LP bound's result (its fractional design is rounded into a candidate)
     rounded_seen: set = set()  # rounded LP designs checked so far
@@ -292,7 +295,7 @@ def search(
             memo_key = (id(lp), best_units, len(values.values))
             if fixed_memo[0] != memo_key:
                 fixed_memo = (memo_key, fixed_types(problem, values, ctx.h, keys, lp.certificate, best_units - 1, max_heads, max_head_dim, max_types=FIXED_TYPES))
-            fixed = fixed_memo[1]
+            fixed = fixed_memo[1] if memo_key != fixed_stalled else None
             log.debug("fixing at %d units (LP %d): %s", best_units - 1, lp.units, "over the limits" if fixed is None else f"{len(fixed[0])} types")
             if fixed is not None:
                 lower = max(lower, lp.units)
@@ -387,7 +390,9 @@ def search(
             price_first = True
             continue
         until = deadline
-        share = RESTRICTED_SHARE if restricted else None if (full or fixed is not None) else FULL_SHARE
+        share = RESTRICTED_SHARE if restricted else None if full else FULL_SHARE
+        if fixed is not None:
+            share = None if len(table) <= FIXED_SMALL else FIXED_SHARE
         if restricted and patient:
             share = None
         if share is not None and ctx.work_limit is None:  # (with a work limit only the work limit, theory-scale O5)
@@ -404,6 +409,8 @@ def search(
         )
         # the program over every capped type ran out of its share: the restricted rounds next
         capped = not restricted and sol.status in ("feasible", "unknown") and time.perf_counter() < deadline - 0.05
+        if capped and fixed is not None:
+            fixed_stalled = fixed_memo[0]
         price_first = price_first or capped
         if restricted and sol.status == "infeasible":
             if restricted and checkable:  # no checkable design meets S: candidates of any shape again
