@@ -191,7 +191,8 @@ def search(
     The LP bound over every type (lp_bound.py, theory-scale O11) runs when the loop cannot
     prove its answer (restricted types, a limit), until the final `deadline`; the loop's own
     steps stop at `LOOP_SHARE` of the time. `trace` (a dict, for tests) receives the scenario
-    keys, the demand values and the best LP bound (its certificate)."""
+    keys, the demand values, the best LP bound (its certificate) and the fixed programs
+    (cutoff, types, status)."""
     problem = ctx.problem
     final = deadline
     now = time.perf_counter()
@@ -214,7 +215,7 @@ def search(
     best_units = None if best is None else best.params // 4
     keys: list[tuple[int, ...]] = []
     trace = {} if trace is None else trace
-    trace.update(keys=keys, values=values.values, lp=None)
+    trace.update(keys=keys, values=values.values, lp=None, fixed=[])
     lower = 0
     rounds = 0
     n_types = 0
@@ -402,6 +403,8 @@ def search(
             until = min(deadline, time.perf_counter() + max(5.0, share * (deadline - time.perf_counter())))
         t_solve = time.perf_counter()
         sol = ctx.solve(prog.model, until)
+        if fixed is not None:
+            trace["fixed"].append((best_units - 1, n_types, sol.status))
         log.debug(
             "round %d: %s program, %d types, %d/%d keys, %s in %.2fs (bound %s), lower %d, incumbent %s",
             rounds, "restricted" if restricted else "fixed" if fixed is not None else "full", n_types, len(work), len(keys), sol.status,

@@ -84,3 +84,30 @@ def test_bad_engine():
     with pytest.raises(InputError) as e:
         optimize(Problem.create("C4", "E1", 2, 1), 5, engine="fast")
     assert e.value.field == "engine"
+
+
+def test_rounded_lp_design():
+    """The LP's fractional design rounded up (theory-scale O14): ⌈n_t⌉ copies of each type of
+    its support, larger subgroups first; None over max_heads or when empty."""
+    from eqattn.optimize.symbolic_search import _rounded
+
+    p = Problem.create("C4", "2xregular", 4, 2)
+    sol = (((0, (2,)), 1.25), ((2, (1, 0, 1)), 0.5), ((1, (1, 1)), 1e-9))
+    d = _rounded(p, sol, None)
+    assert [(o.sub.name, o.W.mults) for o in d.orbits] == [("C4", (1, 0, 1)), ("C1", (2,)), ("C1", (2,))]
+    assert sum(o.heads for o in d.orbits) == 1 + 4 + 4
+    assert _rounded(p, sol, 8) is None and _rounded(p, sol, 9) is not None
+    assert _rounded(p, (), None) is None
+
+
+def test_rounded_lp_designs_and_fixing_keep_the_small_optima(monkeypatch):
+    """With the restricted rounds first (every round: LP bound, its rounded design, fixing or
+    a restricted program) the symbolic engine still finds the enumerating engine's optimum."""
+    from eqattn.optimize import symbolic_search
+
+    monkeypatch.setattr(symbolic_search, "FULL_TYPES", 0)
+    for group, rep, heads, head_dim in SMALL[::2]:
+        p = Problem.create(group, rep, heads, head_dim)
+        sym = optimize(p, 60, constrained=False, engine="symbolic")
+        ref = optimize(p, 60, constrained=False, engine="enumerate")
+        assert (sym.status, sym.design_params) == (ref.status, ref.design_params) == ("optimal", ref.design_params), (group, rep)
