@@ -37,6 +37,7 @@ from itertools import combinations_with_replacement, product
 import numpy as np
 
 from ..errors import LimitError
+from ..memo import Memo
 from ..reps import Rep, irreps_of, zero
 from .clusterings import Clustering, clusterings
 from .assignment import Assignment, Demand, Host, in_value_order
@@ -51,6 +52,7 @@ from .supports import slacks_for_support, supports_of
 MAX_PROFILE_ROWS = 400_000  # profiles listed over the hosting-relevant irreps of one support
 MAX_SEARCH_NODES = 200_000  # bounds L visited by one defeated-set search
 MAX_ABSTRACT_SCENARIOS = 200_000  # abstract scenarios over all clusterings
+SPACES_PER_PROBLEM = 512  # demand spaces kept per problem (shared by the checkers of its designs)
 
 
 @dataclass(frozen=True)
@@ -266,18 +268,25 @@ class SymbolicChecker:
 
     # ----- demand search ---------------------------------------------------------------
     def _space(self, blocks_key: tuple, kb: int, c: int) -> DemandSpace:
+        """The demand space of orbits (K, n) (one block each) towards (K̄_0, c): it depends on
+        the problem only, so it is shared by the checkers of every design (a bounded memo
+        per problem: `reachable`'s grid and `witness`'s answers are computed once)."""
         key = (blocks_key, kb, c)
         if key not in self._spaces:
-            G = self.problem.group
-            blocks = []
-            for cid, n in blocks_key:
-                K = G.subgroup_classes[cid]
-                VK = self.problem.restrict(K)
-                I = self.table._induced_irreps(K, kb, c)
-                blocks.append(Block(VK.mults, tuple(int(x) for x in VK.irreps.dims), n * self.problem.head_dim, I))
-            Vbar = self.problem.restrict(G.subgroup_classes[kb]).mults
-            self._spaces[key] = DemandSpace(blocks, Vbar)
+            shared = self.problem.cached("demand_spaces", lambda: Memo(SPACES_PER_PROBLEM))
+            self._spaces[key] = shared.get(key, lambda: self._new_space(blocks_key, kb, c))
         return self._spaces[key]
+
+    def _new_space(self, blocks_key: tuple, kb: int, c: int) -> DemandSpace:
+        G = self.problem.group
+        blocks = []
+        for cid, n in blocks_key:
+            K = G.subgroup_classes[cid]
+            VK = self.problem.restrict(K)
+            I = self.table._induced_irreps(K, kb, c)
+            blocks.append(Block(VK.mults, tuple(int(x) for x in VK.irreps.dims), n * self.problem.head_dim, I))
+        Vbar = self.problem.restrict(G.subgroup_classes[kb]).mults
+        return DemandSpace(blocks, Vbar)
 
     def _defeated_sets(self, space: DemandSpace, sums: list[np.ndarray]) -> list[list[np.ndarray]]:
         """Profiles (per block) whose demand defeats a maximal down-closed set E of multisets

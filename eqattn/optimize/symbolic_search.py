@@ -72,6 +72,7 @@ FIXED_SHARE = 0.5
 MAX_PROGRAM_VARS = 300_000  # variables of one program at most (memory: well under 2 GB)
 log = logging.getLogger("eqattn.optimize")
 
+ROUNDED_MULTISETS = 256  # a rounded LP design past the checker's limits is checked through a coarser one with at most this many
 LOOP_SHARE = 0.8  # of the time for the loop's programs and checks; the rest is kept for the LP bound
 
 
@@ -331,8 +332,15 @@ def search(
                     rounded_seen.add(cand.orbits)
                     try:
                         new = _counterexamples(ctx, cand, values, deadline, ROUND_KEYS)
-                    except LimitError:  # too large to check: no verdict (a coarser design costs more than it gives here)
+                    except LimitError:  # too large to check: a coarser design above it with few multisets (O12)
+                        coarse = coarsen(cand, ROUNDED_MULTISETS)
                         new = ()
+                        if coarse is not None:
+                            try:
+                                new = _counterexamples(ctx, coarse, values, deadline, ROUND_KEYS)
+                                cand = coarse
+                            except LimitError:
+                                pass
                     if new is None:
                         stopped = "time_limit"
                         break
