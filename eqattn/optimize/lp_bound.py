@@ -49,6 +49,7 @@ PRICE_ENUMERATE = 5000  # types on a subgroup up to which pricing enumerates the
 EPS = 1e-7  # a pricing profit at most this is "no improving type"
 SHORT_EPS = 1e-6  # a shortfall at most this is "the key is met"
 SEPARATE_KEYS = 20  # keys joining the master per separation round at most
+FULL_PRICING = 4  # every this many exact pricing rounds price every subgroup (a certified bound); the others stop at the first improving subgroup
 
 Column = tuple[int, tuple[int, ...]]  # (subgroup class id of K', multiplicities of W)
 
@@ -324,6 +325,7 @@ def lp_bound(
     )
     best: LPBound | None = None
     rounds = 0
+    exact_rounds = turn = 0
     support: tuple[Column, ...] = ()
     solution: tuple[tuple[Column, float], ...] = ()
     used: tuple[int, ...] = ()
@@ -400,10 +402,19 @@ def lp_bound(
             if short:
                 work = sorted(inside | {s for _, s in short[:SEPARATE_KEYS]})
                 continue
-        # ---- exact pricing, one program per subgroup (a certified bound)
+        # ---- exact pricing, one program per subgroup (a certified bound); partial rounds stop
+        # at the first subgroup (in turn) with an improving type, every FULL_PRICING-th prices all
         theta = 1.0
         priced = True
-        for sub, ref in slots.subs.items():
+        exact_rounds += 1
+        partial = exact_rounds % FULL_PRICING != 1
+        subs = list(slots.subs.items())
+        start_at = turn % len(subs)
+        for k, (sub, ref) in enumerate(subs[start_at:] + subs[:start_at]):
+            if partial and new:
+                priced = False
+                turn = start_at + k
+                break
             left = deadline - time.perf_counter()
             if left <= 0:
                 priced = False
