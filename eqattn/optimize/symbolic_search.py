@@ -69,6 +69,7 @@ FULL_SHARE = 0.25  # of the loop's time left, for the program over every capped 
 FIXED_TYPES = 3000  # the exact program over the fixed types (O13) is used when they are at most this many
 FIXED_SMALL = 300  # ... and gets the time left when at most this many, else FIXED_SHARE of it
 FIXED_SHARE = 0.5
+FIXED_VARS = 60_000  # ... and its program has at most this many variables (measured: 42 516 solved in 1 s, 88 542 not in 7 s)
 MAX_PROGRAM_VARS = 300_000  # variables of one program at most (memory: well under 2 GB)
 log = logging.getLogger("eqattn.optimize")
 
@@ -393,10 +394,16 @@ def search(
             if fixed is not None:  # the program over the fixed types: not again
                 fixing = False
                 continue
-            if restricted or full:
+            if restricted:
                 stopped = "scenario_limit"
                 break
-            price_first = True
+            full, price_first = False, True  # back to the restricted rounds (with the incumbent's cutoff)
+            continue
+        if fixed is not None and prog.model.num_vars > FIXED_VARS:
+            # a large exact program rarely finishes (its root LP alone can take the time left):
+            # the other rounds instead, until the certificate, the incumbent or the values change
+            log.debug("round %d: the fixed program has %d variables: not solved", rounds, prog.model.num_vars)
+            fixed_stalled = fixed_memo[0]
             continue
         until = deadline
         share = RESTRICTED_SHARE if restricted else None if full else FULL_SHARE
@@ -414,8 +421,8 @@ def search(
         if fixed is not None:
             trace["fixed"].append((best_units - 1, n_types, sol.status))
         log.debug(
-            "round %d: %s program, %d types, %d/%d keys, %s in %.2fs (bound %s), lower %d, incumbent %s",
-            rounds, "restricted" if restricted else "fixed" if fixed is not None else "full", n_types, len(work), len(keys), sol.status,
+            "round %d: %s program, %d types, %d variables, %d/%d keys, %s in %.2fs (bound %s), lower %d, incumbent %s",
+            rounds, "restricted" if restricted else "fixed" if fixed is not None else "full", n_types, prog.model.num_vars, len(work), len(keys), sol.status,
             time.perf_counter() - t_solve, sol.bound, lower, best_units,
         )
         # the program over every capped type ran out of its share: the restricted rounds next
