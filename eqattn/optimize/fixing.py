@@ -31,9 +31,8 @@ import numpy as np
 
 from ..attention import Problem
 from ..attention.hosting import Hosting
-from ..reps import irreps_of
 from .lp_bound import Certificate, _pi, _Slots
-from .types import MAX_TYPES, OrbitType, TypeTable, caps
+from .types import MAX_TYPES, OrbitType, TypeTable, capped_subgroups
 
 MAX_NODES = 2_000_000  # partial W's the branch and bound may hold over all subgroups
 TOL = 1e-6  # relative: the certificate is floating point (HiGHS tolerances ~1e-7)
@@ -74,16 +73,8 @@ def fixed_types(
     nodes = 0
     if room < -tol:
         return TypeTable(problem, space, h, []), []
-    for K in problem.group.subgroup_classes:
-        if max_heads is not None and K.index > max_heads:
-            continue
-        cap = caps(problem, space, h, K.id)
-        if cap is None:
-            continue
-        irr = irreps_of(K)
-        VK = np.array(problem.restrict(K).mults, dtype=np.int64)
-        uc = (VK * np.asarray(irr.es, dtype=np.int64)).astype(float)  # units per copy of τ
-        dims = np.asarray(irr.dims, dtype=np.int64)
+    for K, cap, units, dims in capped_subgroups(problem, space, h, max_heads):
+        uc = units.astype(float)  # units per copy of τ
         fixed_cost = K.index * cert.lam
         # level k: the rows hold W's first k multiplicities; the rest range over [0, cap]
         part = np.zeros((1, 0), dtype=np.int64)

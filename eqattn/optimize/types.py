@@ -182,6 +182,20 @@ def caps(problem: Problem, space: ScenarioSpace, h: Hosting, sub: int) -> np.nda
     return np.minimum(cap, VK)
 
 
+def capped_subgroups(problem: Problem, space: ScenarioSpace, h: Hosting, max_heads: int | None = None):  # noqa: ANN201 - Iterator
+    """(K', cap, units per copy of each irrep τ = m_τ(V|K') e_τ, dim τ) for every subgroup
+    class with [G:K'] ≤ max_heads that can host some demand of `space` (`caps`)."""
+    for K in problem.group.subgroup_classes:
+        if max_heads is not None and K.index > max_heads:
+            continue
+        cap = caps(problem, space, h, K.id)
+        if cap is None:
+            continue
+        irr = irreps_of(K)
+        VK = np.array(problem.restrict(K).mults, dtype=np.int64)
+        yield K, cap, VK * np.asarray(irr.es, dtype=np.int64), np.asarray(irr.dims, dtype=np.int64)
+
+
 def design_types(
     problem: Problem,
     space: ScenarioSpace,
@@ -195,21 +209,14 @@ def design_types(
     dim W ≤ max_head_dim that host some demand. (Capping lowers dim W and keeps [G:K'], so
     the capped types still suffice under the two compute constraints: docs/theory-scale.md O2.)"""
     types: list[OrbitType] = []
-    for K in problem.group.subgroup_classes:
-        if max_heads is not None and K.index > max_heads:
-            continue
-        cap = caps(problem, space, h, K.id)
-        if cap is None:
-            continue
-        irr = irreps_of(K)
-        VK = np.array(problem.restrict(K).mults, dtype=np.int64)
-        unit_cost = 4 * VK * irr.es
+    for K, cap, units, irrep_dims in capped_subgroups(problem, space, h, max_heads):
+        unit_cost = 4 * units
         count = math.prod(int(c) + 1 for c in cap)
         if count > 50 * MAX_TYPES:
             raise LimitError("rep", f"V restricted to {K.name} allows about {count} head representations; at most {MAX_TYPES} are optimised over")
         Ws = box(np.zeros(len(cap), dtype=np.int64), cap)
         costs = Ws @ unit_cost
-        dims = Ws @ np.asarray(irr.dims, dtype=np.int64)
+        dims = Ws @ irrep_dims
         ok = (costs > 0) & (costs <= max_cost)
         if max_head_dim is not None:
             ok &= dims <= max_head_dim
