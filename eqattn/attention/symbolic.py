@@ -303,7 +303,7 @@ class SymbolicChecker:
         """A search over lower bounds L of the demand (theory-scale.md §C5): E(L) = the
         multisets y every supply sum of which some coordinate of L exceeds (down-closed,
         growing with L). From L, each *minimal* multiset outside E(L) is defeated by the
-        least raises of L (one coordinate per supply sum, `raise_for`), kept when some demand
+        least raises of L (one coordinate per supply sum, `least_raises`), kept when some demand
         reaches them (`DemandSpace.witness`); each L is visited once. Every maximal E(D) over
         the demands is reached: walking from L ≤ D toward D, a minimal multiset outside
         E(L) lies in E(D) while E(L) ≠ E(D), and one of its least raises stays ≤ D."""
@@ -335,26 +335,6 @@ class SymbolicChecker:
                 E[idx] = ok[idx] & E[pred[idx]].all(axis=1)
             return E
 
-        def raise_for(L: tuple, i: int) -> list[tuple]:
-            """Minimal L' ≥ L (achievable) defeating every supply sum of multiset i."""
-            cur = [L]
-            for s in sums[i]:
-                nxt = []
-                for Lc in cur:
-                    if any(Lc[t] > s[t] for t in range(r)):
-                        nxt.append(Lc)
-                        continue
-                    for t in range(r):
-                        if s[t] + 1 > space.Vbar[t] or s[t] + 1 > space.max_coord(t):
-                            continue
-                        L2 = tuple(max(Lc[u], int(s[u]) + 1) if u == t else Lc[u] for u in range(r))
-                        if space.reachable(L2):
-                            nxt.append(L2)
-                cur = _minimal_vectors(nxt)
-                if not cur:
-                    break
-            return cur
-
         start = (0,) * r
         seen = {start}
         stack = [start]
@@ -374,7 +354,7 @@ class SymbolicChecker:
                 if len(rows[i]) == 1:
                     single.append(rows[i][0])
                 else:
-                    raised.extend(raise_for(L, i))
+                    raised.extend(least_raises(space, sums[i], L))
             for sv in _minimal_vectors(single):  # L ≤ sv (sv is not defeated): raise one coordinate past it
                 for t in range(r):
                     if sv[t] + 1 <= lim[t]:
@@ -736,6 +716,29 @@ register_symbolic(symbolic_coverage)
 
 
 # ----- helpers ----------------------------------------------------------------------------
+def least_raises(space: DemandSpace, sums: np.ndarray, L: tuple) -> list[tuple]:
+    """The minimal L' ≥ L that some demand reaches (`space.reachable`) and that defeat every
+    supply sum s in `sums` (some τ with L'_τ ≥ s_τ + 1): one coordinate raised per sum."""
+    r = len(L)
+    cur = [L]
+    for s in sums:
+        nxt = []
+        for Lc in cur:
+            if any(Lc[t] > s[t] for t in range(r)):
+                nxt.append(Lc)
+                continue
+            for t in range(r):
+                if s[t] + 1 > space.Vbar[t] or s[t] + 1 > space.max_coord(t):
+                    continue
+                L2 = tuple(max(Lc[u], int(s[u]) + 1) if u == t else Lc[u] for u in range(r))
+                if space.reachable(L2):
+                    nxt.append(L2)
+        cur = _minimal_vectors(nxt)
+        if not cur:
+            break
+    return cur
+
+
 def _minimal_vectors(vs: list[tuple]) -> list[tuple]:
     out: list[tuple] = []
     for v in sorted(set(vs), key=sum):

@@ -13,14 +13,14 @@ import pytest
 
 from eqattn.attention import Design, DesignOrbit, Problem, clusterings
 from eqattn.attention import symbolic as symbolic_module
-from eqattn.attention.symbolic import SymbolicChecker, _minimal_vectors
+from eqattn.attention.symbolic import SymbolicChecker, least_raises
 from eqattn.errors import LimitError
 from eqattn.reps import Rep
 
 
 def branching_defeated_sets(chk: SymbolicChecker, space, sums) -> list:  # noqa: ANN001
     """The former search: multisets in order, each met or defeated (with every least raise
-    of L), all maximal E's reached."""
+    of L, `least_raises`, shared with the new search), all maximal E's reached."""
     ms = chk.ms
     n = len(ms)
     r = len(space.Vbar)
@@ -31,25 +31,6 @@ def branching_defeated_sets(chk: SymbolicChecker, space, sums) -> list:  # noqa:
             if k:
                 mask |= 1 << chk.index[tuple(v - (u == t) for u, v in enumerate(y))]
         pred.append(mask)
-
-    def raise_for(L: tuple, i: int) -> list[tuple]:
-        cur = [L]
-        for s in sums[i]:
-            nxt = []
-            for Lc in cur:
-                if any(Lc[t] > s[t] for t in range(r)):
-                    nxt.append(Lc)
-                    continue
-                for t in range(r):
-                    if s[t] + 1 > space.Vbar[t] or s[t] + 1 > space.max_coord(t):
-                        continue
-                    L2 = tuple(max(Lc[u], int(s[u]) + 1) if u == t else Lc[u] for u in range(r))
-                    if space.witness(L2) is not None:
-                        nxt.append(L2)
-            cur = _minimal_vectors(nxt)
-            if not cur:
-                break
-        return cur
 
     results = []
     stack = [(0, 0, (0,) * r)]
@@ -70,7 +51,7 @@ def branching_defeated_sets(chk: SymbolicChecker, space, sums) -> list:  # noqa:
             results.append((E, L))
             continue
         stack.append((i + 1, E, L))
-        for L2 in raise_for(L, i):
+        for L2 in least_raises(space, sums[i], L):
             stack.append((i + 1, E | (1 << i), L2))
     results.sort(key=lambda t: -bin(t[0]).count("1"))
     keep = []
