@@ -71,10 +71,10 @@ FIXED_SMALL = 300  # ... and gets the time left when at most this many, else FIX
 FIXED_SHARE = 0.5
 FIXED_VARS = 60_000  # ... and its program has at most this many variables (measured: 42 516 solved in 1 s, 88 542 not in 7 s)
 MAX_PROGRAM_VARS = 300_000  # variables of one program at most (memory: well under 2 GB)
-log = logging.getLogger("eqattn.optimize")
-
 ROUNDED_MULTISETS = 256  # a rounded LP design past the checker's limits is checked through a coarser one with at most this many
 LOOP_SHARE = 0.8  # of the time for the loop's programs and checks; the rest is kept for the LP bound
+
+log = logging.getLogger("eqattn.optimize")  # one debug line per round (program, types, keys, bounds)
 
 
 class DemandValues:
@@ -164,6 +164,24 @@ def _counterexamples(ctx: SearchContext, design: Design, values: DemandValues, d
         ctx.separation_time += time.perf_counter() - t
 
 
+def _rounded_counterexamples(
+    ctx: SearchContext, design: Design, values: DemandValues, deadline: float
+) -> tuple[Design, list[tuple[int, ...]] | tuple | None]:
+    """(the design checked, its counterexample keys) for a rounded LP design (O14): past the
+    checker's limits, a coarser design above it with at most ROUNDED_MULTISETS multisets
+    (O12) is checked instead; keys () when neither can be checked, None at the deadline."""
+    try:
+        return design, _counterexamples(ctx, design, values, deadline, ROUND_KEYS)
+    except LimitError:
+        coarse = coarsen(design, ROUNDED_MULTISETS)
+        if coarse is not None:
+            try:
+                return coarse, _counterexamples(ctx, coarse, values, deadline, ROUND_KEYS)
+            except LimitError:
+                pass
+        return design, ()
+
+
 def _coarse_counterexamples(
     ctx: SearchContext, design: Design, values: DemandValues, deadline: float
 ) -> tuple[Design | None, list[tuple[int, ...]] | None]:
@@ -247,8 +265,8 @@ def search(
     price_first = False  # the program over every capped type is too large (MAX_PROGRAM_VARS) or too slow (FULL_SHARE)
     patient = False  # a restricted program found no candidate within its share
     fixing = True  # reduced-cost fixing (off when its program is over the variable limit)
-    fixed_memo: tuple = (None, None)
-    fixed_stalled = None  # the memo key whose program ran out of its share (not tried again)  # ((LP result, incumbent, demand values), fixed_types' answer)
+    fixed_memo: tuple = (None, None)  # ((LP result, incumbent, demand values), fixed_types' answer)
+    fixed_stalled = None  # the memo key whose program was too large or ran out of its share (not tried again)
 
     last_lp = None  # the last LP bound's result (its fractional design is rounded into a candidate)
     rounded_seen: set = set()  # rounded LP designs checked so far
@@ -331,17 +349,7 @@ def search(
                 cand = None if last_lp is None else _rounded(problem, last_lp.solution, max_heads)
                 if cand is not None and cand.orbits not in rounded_seen:
                     rounded_seen.add(cand.orbits)
-                    try:
-                        new = _counterexamples(ctx, cand, values, deadline, ROUND_KEYS)
-                    except LimitError:  # too large to check: a coarser design above it with few multisets (O12)
-                        coarse = coarsen(cand, ROUNDED_MULTISETS)
-                        new = ()
-                        if coarse is not None:
-                            try:
-                                new = _counterexamples(ctx, coarse, values, deadline, ROUND_KEYS)
-                                cand = coarse
-                            except LimitError:
-                                pass
+                    cand, new = _rounded_counterexamples(ctx, cand, values, deadline)
                     if new is None:
                         stopped = "time_limit"
                         break

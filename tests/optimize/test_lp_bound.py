@@ -250,3 +250,18 @@ def test_working_sets_prove_h8_optima():
     keys, lp = trace["lp"]
     assert 4 * lp.units == 13312
     assert max_profit(p, trace["values"], keys, lp.certificate) <= 1e-6
+
+
+@pytest.mark.parametrize("row", [r for r in (SAMPLE + LARGER)[2::4] if int(r["H"]) <= 4], ids=lambda r: f"{r['group']}-{r['V']}-{r['H']}-{r['d']}")
+def test_partial_pricing_reaches_the_same_lp(row, monkeypatch):
+    """Partial pricing rounds (the first improving subgroup in turn, FULL_PRICING) end at the
+    same LP optimum as pricing every subgroup every round, with a valid certificate."""
+    p = Problem.create(row["group"], row["V"], int(row["H"]), int(row["d"]))
+    space = ScenarioSpace(p)
+    keys = _keys(space, random.Random(3))
+    partial = lp_bound(p, hosting(p), space.values, keys, start=())
+    monkeypatch.setattr(lp_bound_module, "FULL_PRICING", 1)
+    every = lp_bound(p, hosting(p), space.values, keys, start=())
+    assert partial.converged and every.converged
+    assert abs(partial.value - every.value) <= 1e-6
+    assert max_profit(p, space.values, keys, partial.certificate) <= 1e-6
