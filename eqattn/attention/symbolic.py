@@ -345,7 +345,8 @@ class SymbolicChecker:
             L = stack.pop()
             Eb = defeated(L)
             E = int.from_bytes(np.packbits(Eb[:n], bitorder="little").tobytes(), "little")
-            results.setdefault(E, L)
+            if E not in results or (sum(L), L) > (sum(results[E]), results[E]):
+                results[E] = L  # the largest bound reaching E: the hardest demand among those defeating E
             # the minimal multisets outside E(L); of those with one supply sum only the least
             # sums matter (a demand defeating a sum defeats every sum below it)
             single: list[tuple] = []

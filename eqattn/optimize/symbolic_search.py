@@ -66,7 +66,9 @@ ROUND_KEYS = 60  # counterexamples added per round at most (one per clustering)
 FULL_TYPES = 1000  # capped types past which the restricted rounds (LP columns, cheapest hosts) run first
 RESTRICTED_SHARE = 0.25  # of the loop's time left, for one restricted program
 FULL_SHARE = 0.25  # of the loop's time left, for the program over every capped type before the restricted rounds
+FIXING_GAP = 0.05  # reduced-cost fixing is tried when the LP bound is within this fraction of the incumbent
 FIXED_TYPES = 3000  # the exact program over the fixed types (O13) is used when they are at most this many
+FIXED_NODES = 300_000  # partial W's of its branch and bound at most
 FIXED_SMALL = 300  # ... and gets the time left when at most this many, else FIXED_SHARE of it
 FIXED_SHARE = 0.5
 FIXED_VARS = 60_000  # ... and its program has at most this many variables (measured: 42 516 solved in 1 s, 88 542 not in 7 s)
@@ -270,6 +272,7 @@ def search(
 
     last_lp = None  # the last LP bound's result (its fractional design is rounded into a candidate)
     rounded_seen: set = set()  # rounded LP designs checked so far
+    rounded_last = False  # the last round was a rounded design's (none dearer than the incumbent twice in a row)
 
     def lp_lower(columns, until: float = final) -> int:  # noqa: ANN001 - iterable of (sub, W)
         """The LP bound over the keys so far (0 when no time is left); records its columns."""
@@ -307,7 +310,10 @@ def search(
             return SearchResult("optimal", best, best_units, rounds, len(keys), n_types, None)
         max_cost = math.inf if best_units is None else 4 * best_units
         fixed = None
-        if fixing and best_units is not None and trace["lp"] is not None and trace["lp"][1].certificate is not None:
+        if (
+            fixing and best_units is not None and trace["lp"] is not None and trace["lp"][1].certificate is not None
+            and trace["lp"][1].units >= (1.0 - FIXING_GAP) * best_units
+        ):
             # reduced-cost fixing (fixing.py, O13): every type a design cheaper than the
             # incumbent can use, from the best LP certificate; the program over them is exact
             if lp_done is not None and lp_done[0] < len(keys) and fixed_memo[1] is not None:
@@ -315,7 +321,10 @@ def search(
             lp = trace["lp"][1]
             memo_key = (id(lp), best_units, len(values.values))
             if fixed_memo[0] != memo_key:
-                fixed_memo = (memo_key, fixed_types(problem, values, ctx.h, keys, lp.certificate, best_units - 1, max_heads, max_head_dim, max_types=FIXED_TYPES))
+                fixed_memo = (memo_key, fixed_types(
+                    problem, values, ctx.h, keys, lp.certificate, best_units - 1, max_heads, max_head_dim,
+                    max_nodes=FIXED_NODES, max_types=FIXED_TYPES,
+                ))
             fixed = fixed_memo[1] if memo_key != fixed_stalled else None
             log.debug("fixing at %d units (LP %d): %s", best_units - 1, lp.units, "over the limits" if fixed is None else f"{len(fixed[0])} types")
             if fixed is not None:
@@ -347,6 +356,9 @@ def search(
                     return SearchResult("optimal", best, best_units, rounds, len(keys), n_types, None)
                 # the LP's design rounded up: its new counterexamples are a round without a program
                 cand = None if last_lp is None else _rounded(problem, last_lp.solution, max_heads)
+                if cand is not None and best_units is not None and cand.params // 4 >= best_units and rounded_last:
+                    cand = None  # no incumbent in it, and the last round was one: a program's round now
+                rounded_last = False
                 if cand is not None and cand.orbits not in rounded_seen:
                     rounded_seen.add(cand.orbits)
                     cand, new = _rounded_counterexamples(ctx, cand, values, deadline)
@@ -366,6 +378,7 @@ def search(
                         recent = set(range(len(keys), len(keys) + len(added)))
                         keys.extend(added)
                         work |= recent
+                        rounded_last = True
                         continue
                 table = generated_types(
                     problem, values, ctx.h, max_cost, max_heads=max_heads, max_head_dim=max_head_dim, deadline=deadline,
