@@ -104,19 +104,26 @@ def test_lp_bound_is_certified_and_never_exceeds_the_proven_optimum(row):
     assert max_profit(p, space.values, keys, b.certificate) <= 1e-6
 
 
-@pytest.mark.parametrize("row", [r for r in (SAMPLE + LARGER)[::4] if int(r["H"]) <= 4], ids=lambda r: f"{r['group']}-{r['V']}-{r['H']}-{r['d']}")
-def test_pricing_programs_and_enumerated_pricing_prove_the_same_bound(row, monkeypatch):
+PRICING_ROWS = [r for r in (SAMPLE + LARGER)[::2] if int(r["H"]) <= 4]
+
+
+@pytest.mark.parametrize("setting", [("PRICE_ENUMERATE", 0), ("FULL_PRICING", 1)], ids=lambda s: f"{s[0]}={s[1]}")
+@pytest.mark.parametrize("row", PRICING_ROWS, ids=lambda r: f"{r['group']}-{r['V']}-{r['H']}-{r['d']}")
+def test_pricing_variants_prove_the_same_bound(row, setting, monkeypatch):
     """Small subgroups are priced by enumerating their types (PRICE_ENUMERATE), larger ones by
-    a program: with programs only, the certificate is as valid and the LP optimum the same."""
+    a program, and most exact rounds stop at the first improving subgroup (FULL_PRICING):
+    with programs only, resp. every subgroup priced every round, the certificate is as
+    valid and the LP optimum the same."""
     p = Problem.create(row["group"], row["V"], int(row["H"]), int(row["d"]))
     space = ScenarioSpace(p)
     keys = _keys(space, random.Random(1))
-    enumerated = lp_bound(p, hosting(p), space.values, keys, start=())
-    monkeypatch.setattr(lp_bound_module, "PRICE_ENUMERATE", 0)
-    programs = lp_bound(p, hosting(p), space.values, keys, start=())
-    assert enumerated.converged and programs.converged
-    assert abs(enumerated.value - programs.value) <= 1e-6
-    assert max_profit(p, space.values, keys, programs.certificate) <= 1e-6
+    default = lp_bound(p, hosting(p), space.values, keys, start=())
+    monkeypatch.setattr(lp_bound_module, *setting)
+    variant = lp_bound(p, hosting(p), space.values, keys, start=())
+    assert default.converged and variant.converged
+    assert abs(default.value - variant.value) <= 1e-6
+    assert max_profit(p, space.values, keys, default.certificate) <= 1e-6
+    assert max_profit(p, space.values, keys, variant.certificate) <= 1e-6
 
 
 @pytest.mark.parametrize("row", [r for r in (SAMPLE + LARGER)[1::3] if int(r["H"]) <= 4], ids=lambda r: f"{r['group']}-{r['V']}-{r['H']}-{r['d']}")
@@ -251,17 +258,3 @@ def test_working_sets_prove_h8_optima():
     assert 4 * lp.units == 13312
     assert max_profit(p, trace["values"], keys, lp.certificate) <= 1e-6
 
-
-@pytest.mark.parametrize("row", [r for r in (SAMPLE + LARGER)[2::4] if int(r["H"]) <= 4], ids=lambda r: f"{r['group']}-{r['V']}-{r['H']}-{r['d']}")
-def test_partial_pricing_reaches_the_same_lp(row, monkeypatch):
-    """Partial pricing rounds (the first improving subgroup in turn, FULL_PRICING) end at the
-    same LP optimum as pricing every subgroup every round, with a valid certificate."""
-    p = Problem.create(row["group"], row["V"], int(row["H"]), int(row["d"]))
-    space = ScenarioSpace(p)
-    keys = _keys(space, random.Random(3))
-    partial = lp_bound(p, hosting(p), space.values, keys, start=())
-    monkeypatch.setattr(lp_bound_module, "FULL_PRICING", 1)
-    every = lp_bound(p, hosting(p), space.values, keys, start=())
-    assert partial.converged and every.converged
-    assert abs(partial.value - every.value) <= 1e-6
-    assert max_profit(p, space.values, keys, partial.certificate) <= 1e-6
