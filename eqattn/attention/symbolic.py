@@ -114,6 +114,7 @@ class SymbolicChecker:
         self._plans: dict[tuple, tuple | None] = {}
         self._single: dict[tuple, tuple] = {}
         self._defeat_memo: dict[tuple, tuple] = {}
+        self._lattice_memo: tuple[np.ndarray, list[np.ndarray]] | None = None
         self._hostclass: dict[int, dict] = {}
         self._zero: dict[int, bool] = {}
         # interned demand values (small ints): the per-clustering path hashes only these
@@ -299,6 +300,24 @@ class SymbolicChecker:
             self._defeat_memo[key] = hit
         return hit[2]
 
+    def _lattice(self) -> tuple[np.ndarray, list[np.ndarray]]:
+        """(pred, levels) of the design's multisets, computed once per checker: pred[i, t] is
+        y_i minus one orbit of type t (n, a sentinel always in E, when y_t = 0); levels the
+        indices of each size (the predecessors of a level are in the ones before)."""
+        if self._lattice_memo is None:
+            ms = self.ms
+            n = len(ms)
+            nt = len(ms[0]) if n else 0
+            pred = np.full((n, max(nt, 1)), n, dtype=np.int64)
+            for i, y in enumerate(ms):
+                for t, k in enumerate(y):
+                    if k:
+                        pred[i, t] = self.index[tuple(v - (u == t) for u, v in enumerate(y))]
+            sizes = np.array([sum(y) for y in ms], dtype=np.int64)
+            levels = [np.nonzero(sizes == k)[0] for k in range(int(sizes.max()) + 1)] if n else []
+            self._lattice_memo = (pred, levels)
+        return self._lattice_memo
+
     def _defeated_sets_uncached(self, space: DemandSpace, sums: list[np.ndarray]) -> list[list[np.ndarray]]:
         """A search over lower bounds L of the demand (theory-scale.md §C5): E(L) = the
         multisets y every supply sum of which some coordinate of L exceeds (down-closed,
@@ -310,15 +329,7 @@ class SymbolicChecker:
         ms = self.ms
         n = len(ms)
         r = len(space.Vbar)
-        # pred[i, t]: the multiset y_i minus one orbit of type t (n, a sentinel always in E, when y_t = 0)
-        nt = len(ms[0]) if n else 0
-        pred = np.full((n, max(nt, 1)), n, dtype=np.int64)
-        for i, y in enumerate(ms):
-            for t, k in enumerate(y):
-                if k:
-                    pred[i, t] = self.index[tuple(v - (u == t) for u, v in enumerate(y))]
-        sizes = np.array([sum(y) for y in ms], dtype=np.int64)
-        levels = [np.nonzero(sizes == k)[0] for k in range(int(sizes.max()) + 1)] if n else []
+        pred, levels = self._lattice()
         owners = np.array([i for i in range(n) for _ in range(sums[i].shape[0])], dtype=np.int64)
         flat = np.concatenate([sums[i].reshape(-1, r) for i in range(n)]) if owners.size else np.zeros((0, r), dtype=np.int64)
         rows = [[tuple(int(x) for x in row) for row in sums[i]] for i in range(n)]
