@@ -10,6 +10,7 @@ lower bound, and the constrained-vanilla answer (exactly H heads of dimension d)
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 
@@ -37,7 +38,12 @@ TIES_SHARE = 0.5  # of the optimum's remaining time for the head-dimension tie-b
 MAIN_SHARE = 0.75  # of the search time for the optimum; the rest (and what is left) for the constrained question
 REPAIR_SHARE_END = 0.1  # of the search time kept for repairing the answer a limit stopped (without the constrained question)
 ENGINES = ("auto", "enumerate", "symbolic")
+log = logging.getLogger("eqattn.optimize")
+
 RECHECK_SHARE = 0.15  # of the time limit kept for the final re-checks (the limit bounds the whole call)
+RECHECK_FACTOR = 3.0  # symbolic engine, re-checked by the symbolic checker: this many times the search's check of its answer ...
+RECHECK_MARGIN = 0.02  # ... plus this share of the time limit (and RECHECK_MARGIN_S) are kept for the re-check
+RECHECK_MARGIN_S = 0.2
 
 
 def _recheck(problem: Problem, design: Design, what: str):  # noqa: ANN202 - tuple of Verdict
@@ -75,13 +81,21 @@ def _optimize_symbolic(
     ctx = SearchContext(problem, backend, progress, threads)
     ctx.time_limit = tl
     ctx.work_limit = work_limit
-    deadline = ctx.t0 + (1.0 - RECHECK_SHARE) * tl
+    if uses_symbolic(problem):
+        # the re-check runs the same checker over the same clusterings as the search's check
+        # of its answer (measured: 0.3-1x that time): the search keeps a multiple of it
+        deadline = ctx.t0 + (1.0 - RECHECK_MARGIN) * tl - RECHECK_MARGIN_S
+        factor = RECHECK_FACTOR
+    else:  # re-checked by the enumerating checker: a share of the limit
+        deadline, factor = ctx.t0 + (1.0 - RECHECK_SHARE) * tl, 0.0
     ctx.hard_end = deadline
-    res = search(ctx, deadline, max_heads, max_head_dim)
+    res = search(ctx, deadline, max_heads, max_head_dim, recheck_factor=factor)
     ctx.report(stage="recheck", scenarios=res.scenarios, bound=4 * res.lower_units)
     verdicts: tuple = ()
     if res.design is not None:
+        t_re = time.perf_counter()
         verdicts = _recheck(problem, res.design, "optimal")
+        log.debug("re-check %.2fs (the search's check of the design %.2fs)", time.perf_counter() - t_re, ctx.best_check_s)
         if max_heads is not None and res.design.heads > max_heads:
             raise RuntimeError("internal error: the design has more heads than max_heads")
         if max_head_dim is not None and any(o.head_dim > max_head_dim for o in res.design.orbits):

@@ -74,7 +74,9 @@ FIXED_SHARE = 0.5
 FIXED_VARS = 60_000  # ... and its program has at most this many variables (measured: 42 516 solved in 1 s, 88 542 not in 7 s)
 MAX_PROGRAM_VARS = 300_000  # variables of one program at most (memory: well under 2 GB)
 ROUNDED_MULTISETS = 256  # a rounded LP design past the checker's limits is checked through a coarser one with at most this many
-LOOP_SHARE = 0.8  # of the time for the loop's programs and checks; the rest is kept for the LP bound
+LOOP_SHARE = 0.8  # of the time for the loop's programs and checks, until an LP bound has been timed; the rest is kept for the final LP bound
+LP_RESERVE = 2.0  # ... then the loop runs until the final deadline less this many times the last LP bound's time
+LP_RESERVE_MIN = 0.5  # seconds at least
 
 log = logging.getLogger("eqattn.optimize")  # one debug line per round (program, types, keys, bounds)
 
@@ -107,6 +109,8 @@ class SearchContext(Context):
 
     def __init__(self, problem: Problem, backend: str, progress: Progress | None, threads: int | None) -> None:  # noqa: D107
         super().__init__(problem, backend, progress, threads, enumerate_space=False)
+        self.last_check_s = 0.0  # seconds of the last design check (_counterexamples)
+        self.best_check_s = 0.0  # ... of the check of the search's incumbent
 
 
 @dataclass
@@ -118,6 +122,21 @@ class SearchResult:
     scenarios: int  # scenario keys met (counterexamples); the programs run over a working set of them
     types: int  # types in the last program
     stopped: str | None  # time_limit | work_limit | scenario_limit | type_limit (too many head representations)
+
+
+def lp_reserve(span: float, lp_s: float | None) -> float:
+    """Seconds the loop keeps for the final LP bound of a search of `span` seconds: the share
+    `1 - LOOP_SHARE` until an LP bound has been timed (`lp_s` None), then `LP_RESERVE` times
+    the last LP bound's seconds (at least LP_RESERVE_MIN, at most that share).
+
+    >>> lp_reserve(50.0, None), lp_reserve(50.0, 1.0), lp_reserve(50.0, 0.1), lp_reserve(50.0, 30.0)
+    (10.0, 2.0, 0.5, 10.0)
+    >>> lp_reserve(math.inf, None)
+    0.0
+    """
+    span = max(span, 0.0)
+    share = span - LOOP_SHARE * span if math.isfinite(span) else 0.0
+    return share if lp_s is None else min(share, max(LP_RESERVE_MIN, LP_RESERVE * lp_s))
 
 
 def _regular(problem: Problem) -> Design:
@@ -163,7 +182,8 @@ def _counterexamples(ctx: SearchContext, design: Design, values: DemandValues, d
                     break
         return out
     finally:
-        ctx.separation_time += time.perf_counter() - t
+        ctx.last_check_s = time.perf_counter() - t
+        ctx.separation_time += ctx.last_check_s
 
 
 def _rounded_counterexamples(
@@ -208,18 +228,28 @@ def search(
     max_heads: int | None = None,
     max_head_dim: int | None = None,
     trace: dict | None = None,
+    recheck_factor: float = 0.0,
 ) -> SearchResult:
     """The counterexample loop (module docstring) until optimal, infeasible, or a limit.
     The LP bound over every type (lp_bound.py, theory-scale O11) runs when the loop cannot
     prove its answer (restricted types, a limit), until the final `deadline`; the loop's own
     steps stop at `LOOP_SHARE` of the time. `trace` (a dict, for tests) receives the scenario
     keys, the demand values, the best LP bound (its certificate) and the fixed programs
-    (cutoff, types, status)."""
+    (cutoff, types, status). `recheck_factor`: the search ends earlier by this many times the
+    seconds its check of the incumbent took (the caller's re-check of the answer, timed by
+    the same work)."""
     problem = ctx.problem
-    final = deadline
-    now = time.perf_counter()
-    if math.isfinite(deadline):
-        deadline = now + LOOP_SHARE * max(deadline - now, 0.0)
+    start, end = time.perf_counter(), deadline
+    ctx.best_check_s = 0.0  # seconds the incumbent's check took
+    lp_s = None  # seconds of the last LP bound
+
+    def final_end() -> float:
+        """The search's end: `deadline` less the re-check of the incumbent."""
+        return end - recheck_factor * ctx.best_check_s
+
+    def loop_end() -> float:
+        """The loop's end: the final one less the time kept for the final LP bound."""
+        return final_end() - lp_reserve(end - start, lp_s)
     values = DemandValues(problem)
     regular = _regular(problem)
     triv = problem.group.subgroup_classes[0]
@@ -228,12 +258,12 @@ def search(
     )
     best: Design | None = None
     if reg_ok:
-        viol = _counterexamples(ctx, regular, values, deadline, 1)
+        viol = _counterexamples(ctx, regular, values, loop_end(), 1)
         if viol:
             raise RuntimeError("internal error: the regular design does not cover every clustering")
         if viol is None:  # the clock ran out while checking it
             return SearchResult("unknown", None, 0, 0, 0, 0, "time_limit")
-        best = regular
+        best, ctx.best_check_s = regular, ctx.last_check_s
     best_units = None if best is None else best.params // 4
     keys: list[tuple[int, ...]] = []
     trace = {} if trace is None else trace
@@ -243,7 +273,7 @@ def search(
     n_types = 0
     stopped: str | None = None
     # first keys: the counterexamples of the empty design (every clustering with a demand)
-    first = _counterexamples(ctx, Design(problem, ()), values, deadline, ROUND_KEYS)
+    first = _counterexamples(ctx, Design(problem, ()), values, loop_end(), ROUND_KEYS)
     if first is None:
         return SearchResult("feasible" if best else "unknown", best, lower, rounds, 0, 0, "time_limit")
     if not first:  # nothing to cover: the empty design is optimal
@@ -274,10 +304,13 @@ def search(
     rounded_seen: set = set()  # rounded LP designs checked so far
     rounded_last = False  # the last round was a rounded design's (none dearer than the incumbent twice in a row)
 
-    def lp_lower(columns, until: float = final) -> int:  # noqa: ANN001 - iterable of (sub, W)
-        """The LP bound over the keys so far (0 when no time is left); records its columns."""
-        nonlocal lp_done, lp_active, work, last_lp
-        if time.perf_counter() > until - 0.05 or lp_done == (len(keys), True):
+    def lp_lower(columns, until: float | None = None) -> int:  # noqa: ANN001 - iterable of (sub, W)
+        """The LP bound over the keys so far, until `until` (default: the search's end; 0
+        when no time is left); records its columns and its time."""
+        nonlocal lp_done, lp_active, work, last_lp, lp_s
+        until = final_end() if until is None else until
+        t_lp = time.perf_counter()
+        if t_lp > until - 0.05 or lp_done == (len(keys), True):
             return 0
         hosts = sorted({(k[1], tuple(int(x) for x in W)) for k, W in hosts_memo.items() if W is not None})
         res = lp_bound(
@@ -292,8 +325,12 @@ def search(
         if trace["lp"] is None or res.units >= trace["lp"][1].units:
             trace["lp"] = (list(keys), res)
         extra.update(res.columns)
+        lp_s = time.perf_counter() - t_lp
+        log.debug("LP bound over %d keys: %d units in %.2fs (%s)", len(keys), res.units, time.perf_counter() - t_lp,
+                  "converged" if res.converged else "stopped")
         return res.units
     while True:
+        deadline = loop_end()  # this round's steps end by then
         if time.perf_counter() > deadline - 0.05:
             stopped = "time_limit"
             break
@@ -352,6 +389,7 @@ def search(
                 # the cheapest hosts of the new demand values (memoised), for the LP's quick pricing
                 cheapest_hosts(problem, values, ctx.h, max_heads, max_head_dim, deadline, hosts_memo, ctx.threads)
                 lower = max(lower, lp_lower((), deadline))
+                deadline = loop_end()  # (the reserve follows the LP bound's time)
                 if best_units is not None and lower >= best_units:
                     return SearchResult("optimal", best, best_units, rounds, len(keys), n_types, None)
                 # the LP's design rounded up: its new counterexamples are a round without a program
@@ -369,7 +407,7 @@ def search(
                         max_head_dim is None or all(o.head_dim <= max_head_dim for o in cand.orbits)
                     )
                     if new == [] and ok and (best_units is None or cand.params // 4 < best_units):
-                        best, best_units = cand, cand.params // 4
+                        best, best_units, ctx.best_check_s = cand, cand.params // 4, ctx.last_check_s
                         continue
                     index = {k: i for i, k in enumerate(keys)}
                     added = [k for k in new if k not in index]
@@ -496,7 +534,7 @@ def search(
                     max_head_dim is None or all(o.head_dim <= max_head_dim for o in coarse.orbits)
                 )
                 if ok and (best_units is None or coarse.params // 4 < best_units):
-                    best, best_units = coarse, coarse.params // 4
+                    best, best_units, ctx.best_check_s = coarse, coarse.params // 4, ctx.last_check_s
             if not new:
                 ctx.unchecked = True
                 stopped = "scenario_limit" if new is not None else "time_limit"
@@ -507,7 +545,7 @@ def search(
         if not new:
             units = design.params // 4
             if best_units is None or units < best_units:
-                best, best_units = design, units
+                best, best_units, ctx.best_check_s = design, units, ctx.last_check_s
             if restricted:
                 # the cheapest generated design meeting S covers: the LP bound over every type
                 # may prove it optimal, or offer the types the generated set lacks
@@ -540,6 +578,7 @@ def search(
         if sol.status != "optimal" and not ((restricted or capped) and sol.stopped == "time" and time.perf_counter() < deadline):
             stopped = {"time": "time_limit", "work": "work_limit"}.get(str(sol.stopped), "time_limit")
             break
+    log.debug("loop ended after %.1fs (%s); %.1fs to the end", time.perf_counter() - start, stopped, final_end() - time.perf_counter())
     if best is not None and lower < best_units and stopped is not None:
         lower = max(lower, lp_lower(()))
     if best is None:

@@ -1,0 +1,55 @@
+"""How the symbolic engine spends its time limit (symbolic_search.lp_reserve, the re-check
+reserve in optimizer._optimize_symbolic): the limit bounds the whole call, re-check included,
+and the loop keeps for the final LP bound only what that bound needs."""
+
+from __future__ import annotations
+
+import math
+import time
+
+import pytest
+
+from eqattn.attention import Problem
+from eqattn.optimize import optimize
+from eqattn.optimize import symbolic_search as ss
+from eqattn.optimize.symbolic_search import SearchContext, lp_reserve, search
+
+
+def test_lp_reserve_is_a_share_until_an_lp_bound_is_timed():
+    assert lp_reserve(50.0, None) == pytest.approx((1 - ss.LOOP_SHARE) * 50.0)
+    assert lp_reserve(math.inf, None) == 0.0
+    assert lp_reserve(-3.0, None) == 0.0
+
+
+@pytest.mark.parametrize("lp_s", [0.0, 0.1, 0.7, 1.0, 4.9, 5.0, 30.0])
+def test_lp_reserve_follows_the_last_lp_bound(lp_s):
+    share = (1 - ss.LOOP_SHARE) * 50.0
+    r = lp_reserve(50.0, lp_s)
+    assert r == pytest.approx(min(share, max(ss.LP_RESERVE_MIN, ss.LP_RESERVE * lp_s)))
+    assert r <= share + 1e-12
+    # a slower LP bound never gets less time
+    assert lp_reserve(50.0, lp_s + 1.0) >= r
+
+
+def test_search_keeps_the_recheck_reserve():
+    # H = 16: the search runs to its time limit (not proven within it); with a re-check factor
+    # it must return by `deadline - factor * (its check of the incumbent)`
+    p = Problem.create("C8", "8xregular", 16, 4)
+    ctx = SearchContext(p, "highs", None, 1)
+    factor = 5.0
+    deadline = time.perf_counter() + 12.0
+    res = search(ctx, deadline, recheck_factor=factor)
+    done = time.perf_counter()
+    assert res.design is not None and ctx.best_check_s > 0
+    assert res.status in ("feasible", "optimal")
+    assert done <= deadline - factor * ctx.best_check_s + 1.0  # one step's overrun at most
+
+
+def test_the_time_limit_bounds_the_whole_call():
+    p = Problem.create("D4", "8xregular", 16, 4)
+    t0 = time.perf_counter()
+    r = optimize(p, 8, constrained=False, threads=1)
+    wall = time.perf_counter() - t0
+    assert r.status == "feasible" and r.stopped_by == "time_limit"
+    assert r.lower_bound < r.design_params
+    assert r.time_s <= 8.0 and wall <= 8.0 + 1.0  # the result is built within the limit (+ returning it)
