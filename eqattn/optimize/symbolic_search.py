@@ -75,7 +75,7 @@ FIXED_VARS = 60_000  # ... and its program has at most this many variables (meas
 MAX_PROGRAM_VARS = 300_000  # variables of one program at most (memory: well under 2 GB)
 ROUNDED_MULTISETS = 256  # a rounded LP design past the checker's limits is checked through a coarser one with at most this many
 LOOP_SHARE = 0.8  # of the time for the loop's programs and checks, until an LP bound has been timed; the rest is kept for the final LP bound
-LP_RESERVE = 2.0  # ... then the loop runs until the final deadline less this many times the last LP bound's time
+LP_RESERVE = 1.0  # ... then the loop runs until the final deadline less this many times the last LP bound's time
 LP_RESERVE_MIN = 0.5  # seconds at least
 
 log = logging.getLogger("eqattn.optimize")  # one debug line per round (program, types, keys, bounds)
@@ -130,7 +130,7 @@ def lp_reserve(span: float, lp_s: float | None) -> float:
     the last LP bound's seconds (at least LP_RESERVE_MIN, at most that share).
 
     >>> lp_reserve(50.0, None), lp_reserve(50.0, 1.0), lp_reserve(50.0, 0.1), lp_reserve(50.0, 30.0)
-    (10.0, 2.0, 0.5, 10.0)
+    (10.0, 1.0, 0.5, 10.0)
     >>> lp_reserve(math.inf, None)
     0.0
     """
@@ -388,7 +388,7 @@ def search(
                 # the restricted program needs (price and branch)
                 # the cheapest hosts of the new demand values (memoised), for the LP's quick pricing
                 cheapest_hosts(problem, values, ctx.h, max_heads, max_head_dim, deadline, hosts_memo, ctx.threads)
-                lower = max(lower, lp_lower((), deadline))
+                lower = max(lower, lp_lower(()))  # (the bound itself: until the search's end)
                 deadline = loop_end()  # (the reserve follows the LP bound's time)
                 if best_units is not None and lower >= best_units:
                     return SearchResult("optimal", best, best_units, rounds, len(keys), n_types, None)
