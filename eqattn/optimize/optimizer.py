@@ -38,12 +38,12 @@ TIES_SHARE = 0.5  # of the optimum's remaining time for the head-dimension tie-b
 MAIN_SHARE = 0.75  # of the search time for the optimum; the rest (and what is left) for the constrained question
 REPAIR_SHARE_END = 0.1  # of the search time kept for repairing the answer a limit stopped (without the constrained question)
 ENGINES = ("auto", "enumerate", "symbolic")
-log = logging.getLogger("eqattn.optimize")
-
 RECHECK_SHARE = 0.15  # of the time limit kept for the final re-checks (the limit bounds the whole call)
 RECHECK_FACTOR = 3.0  # symbolic engine, re-checked by the symbolic checker: this many times the search's check of its answer ...
 RECHECK_MARGIN = 0.02  # ... plus this share of the time limit (and RECHECK_MARGIN_S) are kept for the re-check
 RECHECK_MARGIN_S = 0.2
+
+log = logging.getLogger("eqattn.optimize")
 
 
 def _recheck(problem: Problem, design: Design, what: str):  # noqa: ANN202 - tuple of Verdict
@@ -83,7 +83,7 @@ def _optimize_symbolic(
     ctx.work_limit = work_limit
     if uses_symbolic(problem):
         # the re-check runs the same checker over the same clusterings as the search's check
-        # of its answer (measured: 0.3-1x that time): the search keeps a multiple of it
+        # of its answer (measured: 0.25-1.1x that time): the search keeps a multiple of it
         deadline = ctx.t0 + (1.0 - RECHECK_MARGIN) * tl - RECHECK_MARGIN_S
         factor = RECHECK_FACTOR
     else:  # re-checked by the enumerating checker: a share of the limit

@@ -233,7 +233,7 @@ def search(
     """The counterexample loop (module docstring) until optimal, infeasible, or a limit.
     The LP bound over every type (lp_bound.py, theory-scale O11) runs when the loop cannot
     prove its answer (restricted types, a limit), until the final `deadline`; the loop's own
-    steps stop at `LOOP_SHARE` of the time. `trace` (a dict, for tests) receives the scenario
+    steps keep time for the final LP bound (`lp_reserve`). `trace` (a dict, for tests) receives the scenario
     keys, the demand values, the best LP bound (its certificate) and the fixed programs
     (cutoff, types, status). `recheck_factor`: the search ends earlier by this many times the
     seconds its check of the incumbent took (the caller's re-check of the answer, timed by
@@ -326,8 +326,7 @@ def search(
             trace["lp"] = (list(keys), res)
         extra.update(res.columns)
         lp_s = time.perf_counter() - t_lp
-        log.debug("LP bound over %d keys: %d units in %.2fs (%s)", len(keys), res.units, time.perf_counter() - t_lp,
-                  "converged" if res.converged else "stopped")
+        log.debug("LP bound over %d keys: %d units in %.2fs (%s)", len(keys), res.units, lp_s, "converged" if res.converged else "stopped")
         return res.units
     while True:
         deadline = loop_end()  # this round's steps end by then
