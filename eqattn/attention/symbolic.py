@@ -50,6 +50,7 @@ from .problem import Problem
 from .supports import slacks_for_support, supports_of
 
 MAX_PROFILE_ROWS = 400_000  # profiles listed over the hosting-relevant irreps of one support
+MERGE_PROFILE_ROWS = True  # rows equal in dimension used and clipped sums are merged while listed (Lemma 6, merging)
 MAX_SEARCH_NODES = 200_000  # bounds L visited by one defeated-set search
 MAX_ABSTRACT_SCENARIOS = 200_000  # abstract scenarios over all clusterings
 SPACES_PER_PROBLEM = 512  # demand spaces kept per problem (shared by the checkers of its designs)
@@ -216,6 +217,12 @@ class SymbolicChecker:
                 rows[:, j] = m[S[j]]
             used = np.zeros(1, dtype=np.int64)
             rest_min = sum(dims[S[j]] for j in free)
+            # the pairs the rows decide; a row matters only through its dimension used and
+            # its sums over these pairs clipped at W + 1 (coefficients are >= 0: a broken pair
+            # stays broken), so rows equal in those are merged as they are built
+            row_pairs = [q for q in pairs if not (len(nz[q]) == 1 and nz[q][0] in singles)]
+            clip = np.array([[Cs[i][k, rho] for i, rho in row_pairs] for k in range(len(S))], dtype=np.int64).reshape(len(S), len(row_pairs))
+            top = np.array([int(Ws[i][rho]) + 1 for i, rho in row_pairs], dtype=np.int64)
             for j in multi:
                 dl = dims[S[j]]
                 rest_min -= dl
@@ -227,6 +234,10 @@ class SymbolicChecker:
                     rows[:, j] = np.tile(ks, n0)
                 ok = used + rest_min <= target
                 rows, used = rows[ok], used[ok]
+                if MERGE_PROFILE_ROWS and rows.shape[0] > 1:
+                    state = np.column_stack([used, np.minimum(rows @ clip, top)])
+                    _, first = np.unique(state, axis=0, return_index=True)
+                    rows, used = rows[np.sort(first)], used[np.sort(first)]
                 if rows.shape[0] > MAX_PROFILE_ROWS:
                     raise LimitError("head_dim", f"more than {MAX_PROFILE_ROWS} profiles to compare for hosting")
             if rows.shape[0] == 0:

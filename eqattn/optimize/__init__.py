@@ -3,8 +3,11 @@
 Above `attention` (coverage, hosting) and `numeric` (the weight re-check). Modules:
 `types` (orbit types and their host tables), `separation` (scenario keys and the violated
 scenarios of a design), `program` (the integer program), `solver` (HiGHS), `lazy` (the
-scenario loop), `result` (the result and its JSON), `optimizer` (`optimize`). The derivation
-is docs/optimizer.md.
+scenario loop), `result` (the result and its JSON), `optimizer` (`optimize`). At real sizes
+(docs/theory-scale.md): `symbolic_search` (the counterexample loop), `lp_bound` (the LP bound
+by column generation), `bounds` (scenario bounds), `fixing` (reduced-cost fixing), `coarsen`
+(designs above a design), `multiples` (seeding H heads by H / k). The derivation is
+docs/optimizer.md.
 """
 
 from .optimizer import optimize, optimize_report

@@ -17,6 +17,7 @@ import time
 import numpy as np
 
 from ..attention import Design, Problem, check_coverage
+from ..attention.clusterings import clusterings
 from ..attention.coverage import uses_symbolic
 from ..errors import InputError, LimitError
 from ..numeric import verify_design
@@ -25,7 +26,7 @@ from . import solver
 from .lazy import Context, Progress, lazy
 from .program import Objective
 from .result import ConstrainedResult, OptimizeResult, to_design
-from .symbolic_search import SearchContext, search
+from .symbolic_search import SearchContext, search, seed_for
 from .types import caps, constrained_types, copy_bounds, design_types
 
 SETUP_SHARE = 0.5  # of the time limit for building the types' host tables (LimitError past it)
@@ -89,7 +90,9 @@ def _optimize_symbolic(
     else:  # re-checked by the enumerating checker: a share of the limit
         deadline, factor = ctx.t0 + (1.0 - RECHECK_SHARE) * tl, 0.0
     ctx.hard_end = deadline
-    res = search(ctx, deadline, max_heads, max_head_dim, recheck_factor=factor)
+    clusterings(problem)  # refused up front (LimitError) before the seed's search runs
+    seed = seed_for(ctx, deadline, max_heads, max_head_dim)  # the search of H / k heads (theory-scale O16)
+    res = search(ctx, deadline, max_heads, max_head_dim, recheck_factor=factor, seed=seed)
     ctx.report(stage="recheck", scenarios=res.scenarios, bound=4 * res.lower_units)
     verdicts: tuple = ()
     if res.design is not None:
@@ -101,6 +104,12 @@ def _optimize_symbolic(
         if max_head_dim is not None and any(o.head_dim > max_head_dim for o in res.design.orbits):
             raise RuntimeError("internal error: the design has a head dimension above max_head_dim")
     notes = ["symbolic engine: no constrained-vanilla question and no head tie-break"]
+    if seed is not None:
+        h1 = problem.heads // seed.k
+        notes.append(
+            f"seeded by the search of H = {h1} heads (theory-scale O16): its {len(seed.keys)} scenario keys repeated {seed.k} times"
+            + ("" if seed.design is None else f", its design ({seed.design.params} parameters) repeated {seed.k} times as a candidate")
+        )
     if ctx.unchecked:
         notes.append("a candidate design could not be checked within the symbolic checker's limits")
     if res.status == "infeasible":

@@ -42,6 +42,7 @@ from __future__ import annotations
 import logging
 import math
 import time
+from collections import Counter
 from dataclasses import dataclass
 
 from ..attention import Design, DesignOrbit, Problem
@@ -58,6 +59,7 @@ from .coarsen import coarsen
 from .fixing import fixed_types
 from .lazy import Context, Progress
 from .lp_bound import lp_bound
+from .multiples import SPLIT_SHARE, Seed, multiply_design, multiply_key, split_factor, sub_problem
 from .program import Objective, build
 from .result import to_design
 from .types import cheapest_hosts, design_types, generated_types
@@ -111,6 +113,8 @@ class SearchContext(Context):
         super().__init__(problem, backend, progress, threads, enumerate_space=False)
         self.last_check_s = 0.0  # seconds of the last design check (_counterexamples)
         self.best_check_s = 0.0  # ... of the check of the search's incumbent
+        self.failing: dict[int, int] = {}  # clustering id -> when it last gave a counterexample (checked first)
+        self.checks = 0
 
 
 @dataclass
@@ -162,17 +166,25 @@ def _rounded(problem: Problem, solution, max_heads: int | None) -> Design | None
 
 def _counterexamples(ctx: SearchContext, design: Design, values: DemandValues, deadline: float, limit: int) -> list[tuple[int, ...]] | None:
     """Keys of counterexample scenarios of `design`, at most one per clustering (up to
-    `limit`); [] when it covers every clustering; None when the deadline passed first."""
+    `limit`); [] when it covers every clustering. The clusterings that gave a counterexample
+    before are checked first (the most recent first: a candidate near the last one tends to
+    fail on them, and a check ends at `limit` keys). When the deadline passes first: the keys
+    found so far, None when there are none (a covering verdict needs every clustering)."""
     t = time.perf_counter()
     try:
         chk = SymbolicChecker(ctx.problem, design)
         chk.shortfalls = False  # only the counterexamples' demands are used
         out: list[tuple[int, ...]] = []
-        for c in clusterings(ctx.problem):
+        every = clusterings(ctx.problem)
+        first = sorted(ctx.failing, key=ctx.failing.__getitem__, reverse=True)
+        done = set(first)
+        for c in [every[i] for i in first] + [c for c in every if c.id not in done]:
             if time.perf_counter() > deadline:
-                return None
+                return out or None
             r = chk.first_uncovered(c)
             if r is not None:
+                ctx.checks += 1
+                ctx.failing[c.id] = ctx.checks
                 key = values.key(r)
                 if not key:
                     raise AssertionError("a counterexample scenario without demands")
@@ -229,6 +241,7 @@ def search(
     max_head_dim: int | None = None,
     trace: dict | None = None,
     recheck_factor: float = 0.0,
+    seed: Seed | None = None,
 ) -> SearchResult:
     """The counterexample loop (module docstring) until optimal, infeasible, or a limit.
     The LP bound over every type (lp_bound.py, theory-scale O11) runs when the loop cannot
@@ -237,7 +250,9 @@ def search(
     keys, the demand values, the best LP bound (its certificate) and the fixed programs
     (cutoff, types, status). `recheck_factor`: the search ends earlier by this many times the
     seconds its check of the incumbent took (the caller's re-check of the answer, timed by
-    the same work)."""
+    the same work). `seed`: what the search of `(G, V, H / k, d)` found (multiples.py, O16):
+    its keys repeated `k` times join `S` (its certificate's keys the LP's working set), its
+    LP columns the LP's start, and its design repeated `k` times is checked as a candidate."""
     problem = ctx.problem
     start, end = time.perf_counter(), deadline
     ctx.best_check_s = 0.0  # seconds the incumbent's check took
@@ -299,7 +314,45 @@ def search(
     fixing = True  # reduced-cost fixing (off when its program is over the variable limit)
     fixed_memo: tuple = (None, None)  # ((LP result, incumbent, demand values), fixed_types' answer)
     fixed_stalled = None  # the memo key whose program was too large or ran out of its share (not tried again)
+    floor: Counter = Counter()  # (sub, W) -> copies the restricted programs keep (the seed's design, repaired)
+    floor_lo: dict[int, int] = {}  # ... as lower bounds of the restricted program's counts
 
+    if seed is not None:
+        # the smaller problem's keys, repeated (Lemma O16: every covering design meets them)
+        index = {k: i for i, k in enumerate(keys)}
+        at = []
+        for dems in seed.keys:
+            key = tuple(sorted(values.intern(dm) for dm in multiply_key(dems, seed.k, problem.V)))
+            if key not in index:
+                index[key] = len(keys)
+                keys.append(key)
+            at.append(index[key])
+        lp_active = tuple(sorted({at[i] for i in seed.active}))
+        work |= set(lp_active) if lp_active else set(at)  # (no LP bound there: all its keys)
+        extra.update(seed.columns)
+        cand = None if seed.design is None else multiply_design(problem, seed.design, seed.k)
+        if cand is not None and (best_units is None or cand.params // 4 < best_units) and (
+            (max_heads is None or cand.heads <= max_heads)
+            and (max_head_dim is None or all(o.head_dim <= max_head_dim for o in cand.orbits))
+        ):
+            try:
+                new = _counterexamples(ctx, cand, values, loop_end(), ROUND_KEYS)
+            except LimitError:
+                new = ()
+            if new == []:
+                best, best_units, ctx.best_check_s = cand, cand.params // 4, ctx.last_check_s
+            elif new:  # a candidate's counterexamples are keys like any
+                # and the restricted programs keep its orbits (a repair: the cheapest orbits
+                # to add to it), until one covers or none is cheaper than the incumbent
+                floor = Counter((o.sub.id, o.W.mults) for o in cand.orbits)
+                extra.update(floor)
+                added = [k for k in new if k not in index]
+                work |= set(range(len(keys), len(keys) + len(added)))
+                keys.extend(added)
+        log.debug(
+            "seeded by H = %d: %d keys (%d active), %d columns, design %s -> incumbent %s", problem.heads // seed.k,
+            len(seed.keys), len(seed.active), len(seed.columns), None if seed.design is None else seed.design.params // 4, best_units,
+        )
     last_lp = None  # the last LP bound's result (its fractional design is rounded into a candidate)
     rounded_seen: set = set()  # rounded LP designs checked so far
     rounded_last = False  # the last round was a rounded design's (none dearer than the incumbent twice in a row)
@@ -422,6 +475,7 @@ def search(
                     memo=hosts_memo, threads=ctx.threads, extra=sorted(extra), joins=not extra, hosts=not (extra and lean),
                 )
                 lean_table = bool(extra and lean)
+                floor_lo = {i: floor[(t.sub, t.W)] for i, t in enumerate(table.types) if (t.sub, t.W) in floor}
                 restricted = True
                 stopped = "type_limit"
         n_types = len(table)
@@ -446,7 +500,7 @@ def search(
             prog = build(
                 table, U, [keys[i] for i in sorted(work)], objective, heads_max=max_heads,
                 multisets=ms_limit if restricted and checkable else None, max_vars=MAX_PROGRAM_VARS,
-                cutoff=None if best_units is None else best_units - 1,
+                cutoff=None if best_units is None else best_units - 1, lower=floor_lo if restricted and floor else None,
             )
         except LimitError:  # (memory) the program over every capped type: restricted rounds from now on
             if fixed is not None:  # the program over the fixed types: not again
@@ -494,6 +548,9 @@ def search(
                 continue
             if lean_table:  # the LP's columns alone do not meet S: the cheapest hosts too, from now on
                 lean = False
+                continue
+            if floor:  # nothing added to the seed's design is cheaper than the incumbent: free programs
+                floor.clear()
                 continue
             break  # no generated design cheaper than the incumbent meets S
         if sol.status == "infeasible":
@@ -545,6 +602,7 @@ def search(
             units = design.params // 4
             if best_units is None or units < best_units:
                 best, best_units, ctx.best_check_s = design, units, ctx.last_check_s
+            floor.clear()  # (a repaired seed design covers: the programs are free again)
             if restricted:
                 # the cheapest generated design meeting S covers: the LP bound over every type
                 # may prove it optimal, or offer the types the generated set lacks
@@ -586,3 +644,48 @@ def search(
         return SearchResult("optimal", best, best_units, rounds, len(keys), n_types, None)
     return SearchResult("feasible", best, lower, rounds, len(keys), n_types, stopped)
 
+
+def seed_for(ctx: SearchContext, deadline: float, max_heads: int | None = None, max_head_dim: int | None = None) -> Seed | None:
+    """The seed of the search of `ctx.problem` (multiples.py, theory-scale O16): the search of
+    `(G, V, H / k, d)`, itself seeded the same way, run for `SPLIT_SHARE` of the time left
+    (with `max_heads // k`: its design repeated `k` times then meets `max_heads`); None when
+    `H` is below `SPLIT_HEADS` or prime."""
+    problem = ctx.problem
+    k = split_factor(problem)
+    if k is None:
+        return None
+    sub = sub_problem(problem, k)
+    now = time.perf_counter()
+    # (with a work limit, half the work left and no share of the time: the clock stops a
+    # run's sub-search only when it stops the run, theory-scale O5)
+    until = deadline if ctx.work_limit is not None else now + SPLIT_SHARE * max(deadline - now, 0.0)
+    progress = None
+    if ctx.progress is not None:
+        def progress(e: dict) -> None:
+            ctx.report(**{**e, "stage": f"seed H={sub.heads}", "bound": None, "incumbent": None})
+    sctx = SearchContext(sub, ctx.backend, progress, ctx.threads)
+    if ctx.work_limit is not None:
+        sctx.work_limit = max(ctx.work_left() or 0, 0) // 2
+    trace: dict = {}
+    res = search(
+        sctx, until, None if max_heads is None else max_heads // k, max_head_dim, trace,
+        seed=seed_for(sctx, until, None if max_heads is None else max_heads // k, max_head_dim),
+    )
+    ctx.work += sctx.work
+    ctx.solver_time += sctx.solver_time
+    ctx.separation_time += sctx.separation_time
+    ctx.solves += sctx.solves
+    keys, vals = trace.get("keys", []), trace.get("values", [])
+    lp = trace.get("lp")
+    active: set[int] = set()
+    columns: tuple = ()
+    if lp is not None:
+        res_lp = lp[1]
+        columns = res_lp.columns
+        active = set(res_lp.active)
+        if res_lp.certificate is not None:
+            active |= {s for s, _, _, _ in res_lp.certificate.mu}
+    log.debug("seed H = %d: %s, %s units, lower %d, %d keys", sub.heads, res.status, None if res.design is None else res.design.params // 4, res.lower_units, len(keys))
+    return Seed(
+        k, res.design, tuple(tuple(vals[v] for v in key) for key in keys), tuple(sorted(active)), tuple(columns),
+    )

@@ -7,6 +7,7 @@ import csv
 from pathlib import Path
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -332,3 +333,43 @@ def test_per_clustering_path_matches_general_path(pd) -> None:  # noqa: ANN001
             assert (ce.options, ce.demands) == (w.counterexample.options, w.counterexample.demands)
             assert ce.shortfall and all(d in ce.demands for d, _ in ce.shortfall)
             assert not check_scenario(p, design, ce.options).ok
+
+
+def test_profile_rows_merged_give_the_listings_hosting_sets(monkeypatch):
+    """Lemma 6, merging: rows equal in dimension used and in their sums over the breakable
+    pairs clipped at W + 1 are merged while listed. On D8, 4xregular, H = 4, d = 16 with a
+    design of three orbit types (the shape the optimiser met at d = 64, where the plain
+    listing passed 400 000 rows) every hosting-set listing equals the plain one, mask for
+    mask, and the merged listing stays under a limit of 1000 rows that the plain one
+    passes."""
+    import eqattn.attention.symbolic as sym
+
+    p = Problem.create("D8", "4xregular", 4, 16)
+    sub = {c.name: c for c in p.group.subgroup_classes}
+    spec = [("D8", (4, 4, 4, 4, 8, 0, 0), 2), ("C4", (8, 4, 8), 2), ("C2.1", (16, 0), 1)]
+    design = Design(p, tuple(DesignOrbit(sub[n], Rep(sub[n], W)) for n, W, c in spec for _ in range(c)))
+    orig = SymbolicChecker._hostsets
+    calls = []
+
+    def both(self, *args):  # noqa: ANN001, ANN202
+        monkeypatch.setattr(sym, "MERGE_PROFILE_ROWS", False)
+        plain = orig(self, *args)
+        monkeypatch.setattr(sym, "MERGE_PROFILE_ROWS", True)
+        merged = orig(self, *args)
+        assert sorted(m.tobytes() for m, _ in plain) == sorted(m.tobytes() for m, _ in merged)
+        calls.append(len(merged))
+        return merged
+
+    monkeypatch.setattr(SymbolicChecker, "_hostsets", both)
+    chk = SymbolicChecker(p, design)
+    verdicts = [chk.first_uncovered(c) is None for c in clusterings(p)]
+    assert calls and max(calls) > 1
+    monkeypatch.setattr(SymbolicChecker, "_hostsets", orig)
+    monkeypatch.setattr(sym, "MAX_PROFILE_ROWS", 1000)
+    chk = SymbolicChecker(p, design)
+    assert [chk.first_uncovered(c) is None for c in clusterings(p)] == verdicts
+    monkeypatch.setattr(sym, "MERGE_PROFILE_ROWS", False)
+    with pytest.raises(LimitError):
+        chk = SymbolicChecker(p, design)
+        for c in clusterings(p):
+            chk.first_uncovered(c)

@@ -1,0 +1,157 @@
+"""Multiples of a smaller problem (multiples.py, theory-scale O16): the keys of (G, V, H/k, d)
+repeated k times are dominated by genuine scenarios of (G, V, H, d), checked against the
+enumerated scenarios; the seeded symbolic engine keeps the enumerating engine's optima."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import Counter
+
+import pytest
+
+from eqattn.attention import Design, Problem, check_coverage
+from eqattn.attention.clusterings import clusterings
+from eqattn.attention.coverage import DesignSearch, demands_of, scenarios
+from eqattn.optimize import optimize
+from eqattn.optimize import symbolic_search as ss
+from eqattn.optimize.multiples import Seed, multiply_design, multiply_key, split_factor, sub_problem
+from eqattn.optimize.symbolic_search import SearchContext, search, seed_for
+
+
+def test_split_factor():
+    H = {h: split_factor(Problem.create("C2", "regular", h, 1)) for h in (1, 4, 7, 8, 9, 12, 16, 17, 25)}
+    assert H == {1: None, 4: None, 7: None, 8: 2, 9: 3, 12: 2, 16: 2, 17: None, 25: 5}
+    with pytest.raises(ValueError):
+        sub_problem(Problem.create("C2", "regular", 9, 1), 2)
+
+
+def test_multiply_key_pool_once_and_capped():
+    # SPEC §6.4: C3, V = E1, H = 4, d = 1: {(C3,2),(C3,2)} is one zero pool demanding E1;
+    # repeated twice the pool stays one demand, min(2 E1, V) = E1
+    p = Problem.create("C3", "E1", 4, 1)
+    c = next(c for c in clusterings(p) if c.orbits == (((1, 2), 2),))
+    (opts,) = list(scenarios(p, c))
+    (pool,) = demands_of(p, opts)
+    assert pool.pool and str(pool.D) == "E1"
+    (twice,) = multiply_key((pool,), 2, p.V)
+    assert twice.pool and twice.D == pool.D
+
+
+CASES = [("C2", "A + B", 4, 1, 2), ("C4", "E1", 4, 1, 2), ("C3", "E1", 4, 1, 2), ("C2", "regular", 3, 1, 3),
+         ("C4", "regular", 4, 1, 2), ("D3", "E1", 4, 1, 2), ("C3", "A + E1", 4, 1, 2), ("C2", "A + 2xB", 2, 2, 2)]
+
+
+@pytest.mark.parametrize("group, rep, h1, d, k", CASES)
+def test_multiplied_keys_are_dominated_by_scenarios_of_the_repeated_clustering(group, rep, h1, d, k):
+    """Lemma O16 on every scenario of every clustering of the smaller problem: the repeated
+    clustering is a clustering of H = k h1 heads; its scenario with each option repeated has
+    exactly the repeated non-pool demands and a pool at least the repeated key's; and the
+    enumerating engine's optimal design of H heads meets every repeated key."""
+    small = Problem.create(group, rep, h1, d)
+    big = Problem.create(group, rep, k * h1, d)
+    by_orbits = {c.orbits: c for c in clusterings(big)}
+    best = optimize(big, 60, constrained=False, engine="enumerate")
+    assert best.status == "optimal"
+    meets = DesignSearch(big, best.design)
+    keys = 0
+    for c in clusterings(small):
+        assert tuple((o, n * k) for o, n in c.orbits) in by_orbits
+        for opts in scenarios(small, c):
+            key = multiply_key(demands_of(small, opts), k, big.V)
+            real = demands_of(big, tuple(o for o in opts for _ in range(k)))
+            assert Counter(x.value() for x in key if not x.pool) == Counter(x.value() for x in real if not x.pool)
+            kp = [x for x in key if x.pool]
+            rp = [x for x in real if x.pool]
+            assert len(kp) <= 1 and len(kp) == len(rp)
+            if kp:
+                assert all(a <= b for a, b in zip(kp[0].D.mults, rp[0].D.mults))
+            assert meets.search.solve(key) is not None
+            keys += 1
+    assert keys > 0
+
+
+SEEDED = [("C2", "A + B", 8, 1), ("C4", "E1", 8, 1), ("C3", "E1", 8, 1), ("C2", "regular", 9, 1),
+          ("C4", "regular", 8, 1), ("D3", "E1", 8, 1), ("C2", "A + 2xB", 8, 2), ("C3", "A + E1", 8, 1)]
+
+
+@pytest.mark.parametrize("group, rep, heads, head_dim", SEEDED)
+def test_seeded_symbolic_engine_equals_enumerating_engine(group, rep, heads, head_dim, monkeypatch):
+    """H >= 8: the symbolic engine is seeded by H/k heads (and that one by H/k² when >= 8);
+    the optimum is still the enumerating engine's."""
+    p = Problem.create(group, rep, heads, head_dim)
+    seeds = []
+    real = ss.seed_for
+
+    def spy(ctx, *a, **kw):
+        s = real(ctx, *a, **kw)
+        seeds.append((ctx.problem.heads, s))
+        return s
+
+    monkeypatch.setattr(ss, "seed_for", spy)
+    monkeypatch.setattr("eqattn.optimize.optimizer.seed_for", spy)
+    ref = optimize(p, 60, constrained=False, engine="enumerate")
+    new = optimize(p, 60, engine="symbolic")
+    assert ref.status == new.status == "optimal"
+    assert new.design_params == new.lower_bound == ref.design_params
+    top = [s for h, s in seeds if h == heads]
+    assert top and top[0] is not None and top[0].k == split_factor(p) and top[0].keys
+    assert any(n.startswith(f"seeded by the search of H = {heads // split_factor(p)} heads") for n in new.notes)
+    assert all(v.covered for v in check_coverage(p, new.design))
+
+
+def test_seed_design_is_the_incumbent_only_when_it_covers(caplog):
+    """The repeated design is a candidate, checked by the coverage checker: the small
+    optimum repeated covers C4, regular, H = 8 and becomes the incumbent; one of its orbits
+    repeated does not, and the regular design stays the incumbent. The answer is the optimum
+    either way."""
+    p = Problem.create("C4", "regular", 8, 1)
+    sub = sub_problem(p, 2)
+    opt = optimize(sub, 60, constrained=False, engine="enumerate").design
+    ref = optimize(p, 60, constrained=False, engine="enumerate").design_params
+    weak = Design(sub, opt.orbits[:1])
+    for design, covers in ((opt, True), (weak, False)):
+        twice = multiply_design(p, design, 2)
+        assert twice.params < p.vanilla_params and all(v.covered for v in check_coverage(p, twice)) == covers
+        caplog.clear()
+        with caplog.at_level(logging.DEBUG, logger="eqattn.optimize"):
+            res = search(SearchContext(p, "highs", None, 1), time.perf_counter() + 60, seed=Seed(2, design, (), (), ()))
+        (line,) = [r.getMessage() for r in caplog.records if r.getMessage().startswith("seeded")]
+        assert int(line.rsplit(" ", 1)[1]) == (twice.params if covers else p.vanilla_params) // 4
+        assert res.status == "optimal" and res.design.params == ref
+
+
+def test_seed_for_hands_on_the_smaller_search():
+    p = Problem.create("C4", "regular", 8, 1)
+    ctx = SearchContext(p, "highs", None, 1)
+    s = seed_for(ctx, time.perf_counter() + 60)
+    assert s is not None and s.k == 2 and s.design is not None
+    assert s.design.problem.heads == 4 and s.design.params == optimize(sub_problem(p, 2), 60, constrained=False, engine="enumerate").design_params
+    assert s.keys and all(dm.D.mults and any(dm.D.mults) for key in s.keys for dm in key)
+    assert set(s.active) <= set(range(len(s.keys)))
+    assert seed_for(SearchContext(sub_problem(p, 2), "highs", None, 1), time.perf_counter() + 60) is None  # H = 4 < SPLIT_HEADS
+
+
+def test_h16_proven_by_the_h8_search():
+    """C8, 8×regular, H = 16, d = 4: unproven (gap 33 %) after 60 s without the seed; the
+    search of H = 8 (itself seeded by H = 4) proves its optimum, twice its design covers and
+    the repeated keys' LP bound reaches it."""
+    p = Problem.create("C8", "8xregular", 16, 4)
+    r = optimize(p, 120)
+    assert r.status == "optimal" and r.design_params == r.lower_bound
+    h8 = optimize(sub_problem(p, 2), 120)
+    assert h8.status == "optimal" and r.design_params == 2 * h8.design_params == 12288
+
+
+def test_refused_problem_is_refused_before_the_seed_runs(monkeypatch):
+    """D4h with H = 16 has 374 416 clusterings: refused up front, not after the search of
+    H = 8 heads has spent half the time."""
+    from eqattn.errors import LimitError
+
+    def boom(*a, **kw):
+        raise AssertionError("the seed ran before the refusal")
+
+    monkeypatch.setattr("eqattn.optimize.optimizer.seed_for", boom)
+    with pytest.raises(LimitError) as e:
+        optimize(Problem.create("D4h", "16xvector + 16xtrivial", 16, 4), 60)
+    assert e.value.field == "heads" and "374416 clusterings" in e.value.message
