@@ -50,6 +50,7 @@ from .problem import Problem
 from .supports import slacks_for_support, supports_of
 
 MAX_PROFILE_ROWS = 400_000  # profiles listed over the hosting-relevant irreps of one support
+MAX_PROFILE_EXPAND = 1_000_000  # ... and rows before the dimension filter of one coordinate (memory)
 MERGE_PROFILE_ROWS = True  # rows equal in dimension used and clipped sums are merged while listed (Lemma 6, merging)
 MAX_SEARCH_NODES = 200_000  # bounds L visited by one defeated-set search
 MAX_ABSTRACT_SCENARIOS = 200_000  # abstract scenarios over all clusterings
@@ -228,6 +229,8 @@ class SymbolicChecker:
                 rest_min -= dl
                 ks = np.arange(1, min(m[S[j]], target // dl) + 1, dtype=np.int64)
                 n0 = rows.shape[0]
+                if n0 * ks.size > MAX_PROFILE_EXPAND:  # (memory: the rows before the filter)
+                    raise LimitError("head_dim", f"more than {MAX_PROFILE_ROWS} profiles to compare for hosting")
                 rows = np.repeat(rows, ks.size, axis=0)
                 used = np.repeat(used, ks.size) + np.tile(ks * dl, n0)
                 if ks.size:
