@@ -346,6 +346,7 @@ def search(
                 # to add to it), until one covers or none is cheaper than the incumbent
                 floor = Counter((o.sub.id, o.W.mults) for o in cand.orbits)
                 extra.update(floor)
+                log.debug("the seed's design repeated misses %d clusterings or more: the restricted programs repair it", len(new))
                 added = [k for k in new if k not in index]
                 work |= set(range(len(keys), len(keys) + len(added)))
                 keys.extend(added)

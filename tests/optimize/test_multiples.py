@@ -100,7 +100,7 @@ def test_seeded_symbolic_engine_equals_enumerating_engine(group, rep, heads, hea
     assert all(v.covered for v in check_coverage(p, new.design))
 
 
-def test_seed_design_is_the_incumbent_only_when_it_covers(caplog):
+def test_seed_design_is_the_incumbent_only_when_it_covers(caplog, monkeypatch):
     """The repeated design is a candidate, checked by the coverage checker: the small
     optimum repeated covers C4, regular, H = 8 and becomes the incumbent; one of its orbits
     repeated does not, and the regular design stays the incumbent. The answer is the optimum
@@ -119,6 +119,14 @@ def test_seed_design_is_the_incumbent_only_when_it_covers(caplog):
         (line,) = [r.getMessage() for r in caplog.records if r.getMessage().startswith("seeded")]
         assert int(line.rsplit(" ", 1)[1]) == (twice.params if covers else p.vanilla_params) // 4
         assert res.status == "optimal" and res.design.params == ref
+    # the restricted rounds first (FULL_TYPES = 0): they repair the weak seed's copies
+    # (lower bounds on their orbits) and still end at the optimum
+    monkeypatch.setattr(ss, "FULL_TYPES", 0)
+    caplog.clear()
+    with caplog.at_level(logging.DEBUG, logger="eqattn.optimize"):
+        res = search(SearchContext(p, "highs", None, 1), time.perf_counter() + 60, seed=Seed(2, weak, (), (), ()))
+    assert any("programs repair it" in r.getMessage() for r in caplog.records), [r.getMessage() for r in caplog.records][:5]
+    assert res.status == "optimal" and res.design.params == ref
 
 
 def test_seed_for_hands_on_the_smaller_search():
