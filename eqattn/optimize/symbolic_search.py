@@ -447,10 +447,8 @@ def search(
                     return SearchResult("optimal", best, best_units, rounds, len(keys), n_types, None)
                 # the LP's design rounded up: its new counterexamples are a round without a program
                 cand = None if last_lp is None else _rounded(problem, last_lp.solution, max_heads)
-                if cand is not None and rounded_last and (floor or (best_units is not None and cand.params // 4 >= best_units)):
-                    # no incumbent in it (or the seed's design waits for its repair), and the
-                    # last round was one: a program's round now
-                    cand = None
+                if cand is not None and best_units is not None and cand.params // 4 >= best_units and rounded_last:
+                    cand = None  # no incumbent in it, and the last round was one: a program's round now
                 rounded_last = False
                 if cand is not None and cand.orbits not in rounded_seen:
                     rounded_seen.add(cand.orbits)
