@@ -222,4 +222,6 @@ def run(args: argparse.Namespace) -> int:
         )
     else:
         print(f"({data['time_s']:.2f} s, solver {data['solver']}, {data['work']} solver nodes)")
+    for note in data.get("notes", []):
+        print(f"note: {note}")
     return 0

@@ -104,11 +104,40 @@ def test_b11_unproven_optimum_shows_its_gap_and_is_not_green(page, shot):
     expect(status).to_contain_text("lower bound 0")
     expect(status).to_contain_text("not proven optimal")
     expect(status).to_contain_text("at most 100 % of these parameters could still be saved")
+    expect(status).to_contain_text("stopped at its time limit")  # result["stopped_by"]
     expect(status).to_have_class(re.compile(r"\bunproven\b"))
     expect(status.locator(".headline")).to_have_css("color", WARN_RGB)
     expect(page.locator("#design-params")).to_have_text("128")
     expect(page.locator("#coverage-summary")).to_have_text("5 of 5 covered", timeout=30000)
     shot(page, "12-optimiser-gap")
+
+
+def test_optimiser_status_says_what_stopped_the_search_and_shows_the_notes(page):
+    """The status names the limit that stopped an unproven search (the result's
+    `stopped_by`, not always "time limit") and lists the result's notes, e.g. that the
+    symbolic engine was seeded by the search of H / 2 heads (theory-scale O16)."""
+    from eqattn.attention import Problem
+    from eqattn.optimize import optimize
+
+    proven = optimize(Problem.create("C4", "regular", 8, 1), 30, engine="symbolic").to_json()
+    assert proven["status"] == "optimal" and any("seeded by the search of H = 4 heads" in n for n in proven["notes"])
+    answers = [proven]
+    page.route("**/api/optimize", lambda route: route.fulfill(status=200, json=answers[0]))
+    open_page(page, "g=C4&v=regular&h=8&d=1")
+    page.get_by_role("button", name="Find optimal design").click()
+    status = page.locator("#optimize-status")
+    expect(status).to_contain_text("Proven optimal: 96 parameters")
+    expect(status.locator(".notes li")).to_have_count(len(proven["notes"]))
+    expect(status.locator(".notes")).to_contain_text("seeded by the search of H = 4 heads")
+    # an unproven answer stopped by the checker's limits says so (the answer's own fields)
+    unproven = dict(proven, status="feasible", lower_bound=64, gap=(96 - 64) / 96, stopped_by="scenario_limit", notes=[])
+    answers[0] = unproven
+    page.get_by_label("time limit").fill("31")
+    page.get_by_role("button", name="Find optimal design").click()
+    expect(status).to_contain_text("Best found: 96 parameters")
+    expect(status).to_contain_text("past the coverage checker's size limits")
+    expect(status).not_to_contain_text("time limit")
+    expect(status.locator(".notes")).to_have_count(0)
 
 
 # ------------------------------------------------------------------------------ B3: history

@@ -85,3 +85,14 @@ def test_bad_input_exit_2(capsys, argv, field):
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"error: {field}:")
     assert "Traceback" not in err
+
+
+def test_optimize_text_prints_the_notes(capsys):
+    """The symbolic engine with H = 8 is seeded by H = 4 (theory-scale O16): the text output
+    says so, as the JSON's `notes` do."""
+    code, out, _ = run(capsys, "optimize", "-G", "C4", "-V", "regular", "-H", "8", "-d", "1", "--engine", "symbolic")
+    assert code == 0 and "optimal design: 96 parameters (proven optimal" in out
+    notes = [line for line in out.splitlines() if line.startswith("note: ")]
+    assert any("seeded by the search of H = 4 heads" in n for n in notes)
+    code, out, _ = run(capsys, "optimize", "-G", "C4", "-V", "regular", "-H", "8", "-d", "1", "--engine", "symbolic", "--json")
+    assert [f"note: {n}" for n in json.loads(out)["notes"]] == notes

@@ -78,10 +78,19 @@ export function renderOptimum() {
     box.append(h("p", { class: "headline" }, "Best found: ", `${fmt(r.design_params)} parameters, `,
                   term("gap", "gap"), ` ${gapPct} % (`, term("lower bound", "bound"), ` ${fmt(r.lower_bound)})`, " — not proven optimal"),
                h("p", { class: "why", text: `The optimum lies between ${fmt(r.lower_bound)} and ${fmt(r.design_params)}: at most ${gapPct} % of these parameters could still be saved. ` +
-                 `The search stopped at its time limit; raise it to tighten the gap.` +
+                 (STOPPED[r.stopped_by] ?? STOPPED.time_limit) +
                  (r.design_params === r.vanilla_params ? " This design costs as much as the vanilla layer." : "") }));
   }
+  if ((r.notes ?? []).length) box.append(h("ul", { class: "notes" }, ...r.notes.map((n) => h("li", { text: n }))));
 }
+
+// Why an unproven search stopped (the result's stopped_by), in words.
+const STOPPED = {
+  time_limit: "The search stopped at its time limit; raise it to tighten the gap.",
+  work_limit: "The search stopped at its work limit (solver nodes); raise it to tighten the gap.",
+  scenario_limit: "The search stopped because a candidate design was past the coverage checker's size limits.",
+  type_limit: "The search stopped because the head representations were too many to list.",
+};
 
 export function bindOptimiser() {
   $("optimize").addEventListener("click", runOptimize);
