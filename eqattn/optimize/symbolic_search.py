@@ -668,14 +668,19 @@ def seed_for(ctx: SearchContext, deadline: float, max_heads: int | None = None, 
     if ctx.work_limit is not None:
         sctx.work_limit = max(ctx.work_left() or 0, 0) // 2
     trace: dict = {}
-    res = search(
-        sctx, until, None if max_heads is None else max_heads // k, max_head_dim, trace,
-        seed=seed_for(sctx, until, None if max_heads is None else max_heads // k, max_head_dim),
-    )
-    ctx.work += sctx.work
-    ctx.solver_time += sctx.solver_time
-    ctx.separation_time += sctx.separation_time
-    ctx.solves += sctx.solves
+    try:
+        res = search(
+            sctx, until, None if max_heads is None else max_heads // k, max_head_dim, trace,
+            seed=seed_for(sctx, until, None if max_heads is None else max_heads // k, max_head_dim),
+        )
+    except LimitError as e:  # a limit of the smaller problem: no seed (the search of H meets its own limits)
+        log.debug("seed H = %d: %s", sub.heads, e.message)
+        return None
+    finally:
+        ctx.work += sctx.work
+        ctx.solver_time += sctx.solver_time
+        ctx.separation_time += sctx.separation_time
+        ctx.solves += sctx.solves
     keys, vals = trace.get("keys", []), trace.get("values", [])
     lp = trace.get("lp")
     active: set[int] = set()

@@ -163,3 +163,23 @@ def test_refused_problem_is_refused_before_the_seed_runs(monkeypatch):
     with pytest.raises(LimitError) as e:
         optimize(Problem.create("D4h", "16xvector + 16xtrivial", 16, 4), 60)
     assert e.value.field == "heads" and "374416 clusterings" in e.value.message
+
+
+def test_a_limit_of_the_smaller_problem_leaves_no_seed(monkeypatch):
+    """A limit met by the search of H / k heads is not the answer for H heads: no seed, and
+    the search of H runs as before (its own limits, if any, are reported)."""
+    from eqattn.errors import LimitError
+
+    real = ss.search
+
+    def limited(ctx, *a, **kw):
+        if ctx.problem.heads == 4:
+            raise LimitError("head_dim", "a limit of the smaller problem")
+        return real(ctx, *a, **kw)
+
+    monkeypatch.setattr(ss, "search", limited)
+    p = Problem.create("C4", "regular", 8, 1)
+    assert seed_for(SearchContext(p, "highs", None, 1), time.perf_counter() + 60) is None
+    r = optimize(p, 60, engine="symbolic")
+    assert r.status == "optimal" and r.design_params == 96
+    assert not any(n.startswith("seeded by") for n in r.notes)
