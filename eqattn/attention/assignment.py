@@ -7,8 +7,11 @@ which the type hosts the demand. `AssignmentSearch` is the one exact search (dep
 failed states memoised, a step budget), used by the coverage checker and by the optimiser's
 separation; `best_attempt` finds the least shortfall when no assignment exists.
 
-    >>> search = AssignmentSearch({0: 2}, lambda d: [(0, 0, np.array([1]))])
-    >>> search.solve((demand,))   # a demand D = (2,) met by two copies of type 0
+    >>> from eqattn.attention import Problem
+    >>> G = Problem.create("C2", "2xA", 1, 1).top
+    >>> demand = Demand(G.id, Rep(G, (0, 0)), Rep(G, (2, 0)), (), False)   # D = 2xA
+    >>> search = AssignmentSearch({0: 2}, lambda d: [(0, 0, np.array([1, 0]))])
+    >>> search.solve((demand,))   # met by two copies of type 0, each supplying A
     (((0, 0), (0, 0)),)
 """
 

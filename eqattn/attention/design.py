@@ -113,6 +113,7 @@ class Design:
         """The inverse of `to_json` (only `orbits[i].subgroup` and `orbits[i].rep` are read;
         the subgroup by id or name). Bad input raises InputError naming the field.
 
+            >>> p = Problem.create("C4", "E1", 2, 1)
             >>> d = Design.regular(p); Design.from_json(p, d.to_json()) == d
             True
         """
