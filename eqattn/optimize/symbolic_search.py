@@ -44,6 +44,7 @@ import math
 import time
 from collections import Counter
 from dataclasses import dataclass
+from typing import Callable
 
 from ..attention import Design, DesignOrbit, Problem
 from ..attention.assignment import Demand
@@ -79,6 +80,7 @@ ROUNDED_MULTISETS = 256  # a rounded LP design past the checker's limits is chec
 LOOP_SHARE = 0.8  # of the time for the loop's programs and checks, until an LP bound has been timed; the rest is kept for the final LP bound
 LP_RESERVE = 1.0  # ... then the loop runs until the final deadline less this many times the last LP bound's time
 LP_RESERVE_MIN = 0.5  # seconds at least
+FIRST_CHECK_SHARE = 1 / 3  # the first check of a problem (the regular design's) counts this much as the re-check's measure
 
 log = logging.getLogger("eqattn.optimize")  # one debug line per round (program, types, keys, bounds)
 
@@ -241,7 +243,7 @@ def search(
     max_head_dim: int | None = None,
     trace: dict | None = None,
     recheck_factor: float = 0.0,
-    seed: Seed | None = None,
+    seed: Seed | Callable[[float], Seed | None] | None = None,
 ) -> SearchResult:
     """The counterexample loop (module docstring) until optimal, infeasible, or a limit.
     The LP bound over every type (lp_bound.py, theory-scale O11) runs when the loop cannot
@@ -252,7 +254,9 @@ def search(
     seconds its check of the incumbent took (the caller's re-check of the answer, timed by
     the same work). `seed`: what the search of `(G, V, H / k, d)` found (multiples.py, O16):
     its keys repeated `k` times join `S` (its certificate's keys the LP's working set), its
-    LP columns the LP's start, and its design repeated `k` times is checked as a candidate."""
+    LP columns the LP's start, and its design repeated `k` times is checked as a candidate;
+    or a function of the search's end giving it (`seed_for`), called once the regular design
+    (the answer if time runs out) has been checked."""
     problem = ctx.problem
     start, end = time.perf_counter(), deadline
     ctx.best_check_s = 0.0  # seconds the incumbent's check took
@@ -278,7 +282,9 @@ def search(
             raise RuntimeError("internal error: the regular design does not cover every clustering")
         if viol is None:  # the clock ran out while checking it
             return SearchResult("unknown", None, 0, 0, 0, 0, "time_limit")
-        best, ctx.best_check_s = regular, ctx.last_check_s
+        # (the first check builds the problem's demand spaces, which the re-check reuses:
+        # measured re-check / first check 0.25, so a third of it stands for a later check)
+        best, ctx.best_check_s = regular, ctx.last_check_s * FIRST_CHECK_SHARE
     best_units = None if best is None else best.params // 4
     keys: list[tuple[int, ...]] = []
     trace = {} if trace is None else trace
@@ -317,6 +323,8 @@ def search(
     floor: Counter = Counter()  # (sub, W) -> copies the restricted programs keep (the seed's design, repaired)
     floor_lo: dict[int, int] = {}  # ... as lower bounds of the restricted program's counts
 
+    if callable(seed):
+        seed = seed(final_end())
     if seed is not None:
         # the smaller problem's keys, repeated (Lemma O16: every covering design meets them)
         index = {k: i for i, k in enumerate(keys)}
@@ -671,7 +679,7 @@ def seed_for(ctx: SearchContext, deadline: float, max_heads: int | None = None, 
     try:
         res = search(
             sctx, until, None if max_heads is None else max_heads // k, max_head_dim, trace,
-            seed=seed_for(sctx, until, None if max_heads is None else max_heads // k, max_head_dim),
+            seed=lambda end: seed_for(sctx, end, None if max_heads is None else max_heads // k, max_head_dim),
         )
     except LimitError as e:  # a limit of the smaller problem: no seed (the search of H meets its own limits)
         log.debug("seed H = %d: %s", sub.heads, e.message)

@@ -183,3 +183,14 @@ def test_a_limit_of_the_smaller_problem_leaves_no_seed(monkeypatch):
     r = optimize(p, 60, engine="symbolic")
     assert r.status == "optimal" and r.design_params == 96
     assert not any(n.startswith("seeded by") for n in r.notes)
+
+
+def test_the_regular_design_is_checked_before_the_seed_runs():
+    """A short limit still answers with a covering design: the search checks the regular
+    design (its answer when time runs out) before the search of H / k heads takes its half
+    of the time (with the seed first, a 4-5 s limit left no time for that check: status
+    unknown, no design)."""
+    p = Problem.create("D4", "8xregular", 16, 4)
+    r = optimize(p, 5)
+    assert r.status in ("feasible", "optimal") and r.design is not None and r.design_params <= p.vanilla_params
+    assert r.time_s <= 5.0
