@@ -91,14 +91,11 @@ def _optimize_symbolic(
         deadline, factor = ctx.t0 + (1.0 - RECHECK_SHARE) * tl, 0.0
     ctx.hard_end = deadline
     clusterings(problem)  # refused up front (LimitError) before the seed's search runs
-    seeds: list = []
-
-    def seeder(end: float):  # noqa: ANN202 - the search of H / k heads (theory-scale O16), after the regular design's check
-        seeds.append(seed_for(ctx, end, max_heads, max_head_dim))
-        return seeds[-1]
-
-    res = search(ctx, deadline, max_heads, max_head_dim, recheck_factor=factor, seed=seeder)
-    seed = seeds[0] if seeds else None
+    # the search of H / k heads (theory-scale O16), run once the regular design is checked
+    res = search(
+        ctx, deadline, max_heads, max_head_dim, recheck_factor=factor, seed=lambda end: seed_for(ctx, end, max_heads, max_head_dim),
+    )
+    seed = ctx.seed
     ctx.report(stage="recheck", scenarios=res.scenarios, bound=4 * res.lower_units)
     verdicts: tuple = ()
     if res.design is not None:

@@ -117,6 +117,7 @@ class SearchContext(Context):
         self.best_check_s = 0.0  # ... of the check of the search's incumbent
         self.failing: dict[int, int] = {}  # clustering id -> when it last gave a counterexample (checked first)
         self.checks = 0
+        self.seed: Seed | None = None  # what the search of H / k heads handed on (multiples.py)
 
 
 @dataclass
@@ -325,6 +326,7 @@ def search(
 
     if callable(seed):
         seed = seed(final_end())
+    ctx.seed = seed
     if seed is not None:
         # the smaller problem's keys, repeated (Lemma O16: every covering design meets them)
         index = {k: i for i, k in enumerate(keys)}
