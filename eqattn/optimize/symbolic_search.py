@@ -116,7 +116,7 @@ class SearchContext(Context):
         self.last_check_s = 0.0  # seconds of the last design check (_counterexamples)
         self.best_check_s = 0.0  # ... of the check of the search's incumbent
         self.failing: dict[int, int] = {}  # clustering id -> when it last gave a counterexample (checked first)
-        self.checks = 0
+        self.checks = 0  # counterexamples found so far (the order of `failing`)
         self.seed: Seed | None = None  # what the search of H / k heads handed on (multiples.py)
 
 
@@ -150,6 +150,13 @@ def _regular(problem: Problem) -> Design:
     triv = problem.group.subgroup_classes[0]
     W = Rep(triv, (min(problem.head_dim, problem.dim_v),))
     return Design(problem, tuple(DesignOrbit(triv, W) for _ in range(problem.heads)))
+
+
+def _within(design: Design, max_heads: int | None, max_head_dim: int | None) -> bool:
+    """The design meets the compute constraints (theory-scale O2)."""
+    return (max_heads is None or design.heads <= max_heads) and (
+        max_head_dim is None or all(o.head_dim <= max_head_dim for o in design.orbits)
+    )
 
 
 def _rounded(problem: Problem, solution, max_heads: int | None) -> Design | None:  # noqa: ANN001 - LPBound.solution
@@ -272,10 +279,7 @@ def search(
         return final_end() - lp_reserve(end - start, lp_s)
     values = DemandValues(problem)
     regular = _regular(problem)
-    triv = problem.group.subgroup_classes[0]
-    reg_ok = (max_heads is None or problem.heads * triv.index <= max_heads) and (
-        max_head_dim is None or regular.orbits[0].head_dim <= max_head_dim
-    )
+    reg_ok = _within(regular, max_heads, max_head_dim)
     best: Design | None = None
     if reg_ok:
         viol = _counterexamples(ctx, regular, values, loop_end(), 1)
@@ -341,10 +345,7 @@ def search(
         work |= set(lp_active) if lp_active else set(at)  # (no LP bound there: all its keys)
         extra.update(seed.columns)
         cand = None if seed.design is None else multiply_design(problem, seed.design, seed.k)
-        if cand is not None and (best_units is None or cand.params // 4 < best_units) and (
-            (max_heads is None or cand.heads <= max_heads)
-            and (max_head_dim is None or all(o.head_dim <= max_head_dim for o in cand.orbits))
-        ):
+        if cand is not None and (best_units is None or cand.params // 4 < best_units) and _within(cand, max_heads, max_head_dim):
             try:
                 new = _counterexamples(ctx, cand, values, loop_end(), ROUND_KEYS)
             except LimitError:
@@ -466,10 +467,7 @@ def search(
                     if new is None:
                         stopped = "time_limit"
                         break
-                    ok = (max_heads is None or sum(o.heads for o in cand.orbits) <= max_heads) and (
-                        max_head_dim is None or all(o.head_dim <= max_head_dim for o in cand.orbits)
-                    )
-                    if new == [] and ok and (best_units is None or cand.params // 4 < best_units):
+                    if new == [] and _within(cand, max_heads, max_head_dim) and (best_units is None or cand.params // 4 < best_units):
                         best, best_units, ctx.best_check_s = cand, cand.params // 4, ctx.last_check_s
                         continue
                     index = {k: i for i, k in enumerate(keys)}
@@ -597,10 +595,7 @@ def search(
             # its counterexamples are the candidate's too
             coarse, new = _coarse_counterexamples(ctx, design, values, deadline)
             if new is not None and not new and coarse is not None:  # the coarse design covers
-                ok = (max_heads is None or sum(o.heads for o in coarse.orbits) <= max_heads) and (
-                    max_head_dim is None or all(o.head_dim <= max_head_dim for o in coarse.orbits)
-                )
-                if ok and (best_units is None or coarse.params // 4 < best_units):
+                if _within(coarse, max_heads, max_head_dim) and (best_units is None or coarse.params // 4 < best_units):
                     best, best_units, ctx.best_check_s = coarse, coarse.params // 4, ctx.last_check_s
             if not new:
                 ctx.unchecked = True
