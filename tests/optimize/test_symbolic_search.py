@@ -111,3 +111,50 @@ def test_rounded_lp_designs_and_fixing_keep_the_small_optima(monkeypatch):
         sym = optimize(p, 60, constrained=False, engine="symbolic")
         ref = optimize(p, 60, constrained=False, engine="enumerate")
         assert (sym.status, sym.design_params) == (ref.status, ref.design_params) == ("optimal", ref.design_params), (group, rep)
+
+
+def test_check_order_and_partial_checks(monkeypatch):
+    """`_counterexamples`: the clusterings that gave a counterexample are checked first next
+    time (most recent first); a check stopped by its deadline returns the counterexamples
+    found so far, and None only when there are none (never "covers")."""
+    import time
+    import types as pytypes
+
+    from eqattn.attention import Design, clusterings
+    from eqattn.attention.symbolic import SymbolicChecker
+    from eqattn.optimize import symbolic_search as ss
+
+    p = Problem.create("C4", "2xregular", 4, 2)
+    ctx = ss.SearchContext(p, "highs", None, 1)
+    values = ss.DemandValues(p)
+    empty = Design(p, ())
+    seen: list[int] = []
+    real = SymbolicChecker.first_uncovered
+
+    def spy(self, c):  # noqa: ANN001, ANN202
+        seen.append(c.id)
+        return real(self, c)
+
+    monkeypatch.setattr(SymbolicChecker, "first_uncovered", spy)
+    keys = ss._counterexamples(ctx, empty, values, time.perf_counter() + 60, 3)
+    assert len(keys) == 3 and seen == [c.id for c in clusterings(p)][: len(seen)]
+    failed = sorted(ctx.failing, key=ctx.failing.get, reverse=True)
+    assert len(failed) == 3
+    seen.clear()
+    assert ss._counterexamples(ctx, empty, values, time.perf_counter() + 60, 1)
+    assert seen[0] == failed[0]  # the most recent failure first
+    # a deadline that passes after the first counterexample: that one is returned
+    clock = {"late": False}
+    monkeypatch.setattr(ss, "time", pytypes.SimpleNamespace(perf_counter=lambda: float("inf") if clock["late"] else 0.0))
+
+    def late(self, c):  # noqa: ANN001, ANN202
+        r = real(self, c)
+        clock["late"] = clock["late"] or r is not None
+        return r
+
+    monkeypatch.setattr(SymbolicChecker, "first_uncovered", late)
+    ctx2 = ss.SearchContext(p, "highs", None, 1)
+    part = ss._counterexamples(ctx2, empty, ss.DemandValues(p), 1.0, 60)
+    assert part is not None and len(part) == 1
+    clock["late"] = True  # past the deadline before any clustering: None, not []
+    assert ss._counterexamples(ctx2, empty, ss.DemandValues(p), 1.0, 60) is None
