@@ -5,14 +5,17 @@ For `H = k · H1`, every clustering `C` of `(G, V, H1, d)` repeated `k` times is
 of `(G, V, H, d)` (the options of an orbit `(K, n)` depend on `K`, `n`, `d` and `V` only), so
 a scenario key of the smaller problem, with every demand repeated `k` times and its zero pool
 `D_0` raised to `min(k · D_0, V)`, is met by every design covering the larger one
-(`multiply_key`, Lemma O16). Its LP certificates carry over too: the same duals on each copy
-prove `k` times the bound (O16, remark), which is why the keys are worth having: at `H = 16`
+(`multiply_key`, Lemma O16). Its LP certificates carry over too (for keys without a zero
+pool and no head limit): the same duals on each copy prove `k` times the bound (O16,
+remark; not relied on, the LP over the repeated keys is solved as any), which is why the
+keys are worth having: at `H = 16`
 the LP bound over the counterexamples the search meets rises slowly, while the keys of the
 solved `H = 8` problem, repeated, bound it almost at once.
 
-And `k` copies of a design covering the smaller problem (`multiply_design`) is a candidate
-for the larger one: like every candidate it is checked by the coverage checker, never
-assumed to cover.
+And `k` copies of a design covering the smaller problem (`multiply_design`) are a candidate
+for the larger one: like every candidate they are checked by the coverage checker, never
+assumed to cover (they need not: an orbit of more than `H / k` heads, or one whose `R` does
+not split into `K`-equivariant pieces, SPEC §6.2).
 
     >>> from eqattn.attention import Problem
     >>> split_factor(Problem.create("D4", "8xregular", 16, 4)), split_factor(Problem.create("D4", "8xregular", 7, 4))
