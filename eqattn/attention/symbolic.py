@@ -230,7 +230,7 @@ class SymbolicChecker:
                 ks = np.arange(1, min(m[S[j]], target // dl) + 1, dtype=np.int64)
                 n0 = rows.shape[0]
                 if n0 * ks.size > MAX_PROFILE_EXPAND:  # (memory: the rows before the filter)
-                    raise LimitError("head_dim", f"more than {MAX_PROFILE_ROWS} profiles to compare for hosting")
+                    raise LimitError("head_dim", f"more than {MAX_PROFILE_EXPAND} partial profiles to compare for hosting")
                 rows = np.repeat(rows, ks.size, axis=0)
                 used = np.repeat(used, ks.size) + np.tile(ks * dl, n0)
                 if ks.size:
@@ -239,8 +239,8 @@ class SymbolicChecker:
                 rows, used = rows[ok], used[ok]
                 if MERGE_PROFILE_ROWS and rows.shape[0] > 1:
                     state = np.column_stack([used, np.minimum(rows @ clip, top)])
-                    _, first = np.unique(state, axis=0, return_index=True)
-                    rows, used = rows[np.sort(first)], used[np.sort(first)]
+                    keep = np.sort(np.unique(state, axis=0, return_index=True)[1])
+                    rows, used = rows[keep], used[keep]
                 if rows.shape[0] > MAX_PROFILE_ROWS:
                     raise LimitError("head_dim", f"more than {MAX_PROFILE_ROWS} profiles to compare for hosting")
             if rows.shape[0] == 0:

@@ -7,10 +7,10 @@ a scenario key of the smaller problem, with every demand repeated `k` times and 
 `D_0` raised to `min(k · D_0, V)`, is met by every design covering the larger one
 (`multiply_key`, Lemma O16). Its LP certificates carry over too (for keys without a zero
 pool and no head limit): the same duals on each copy prove `k` times the bound (O16,
-remark; not relied on, the LP over the repeated keys is solved as any), which is why the
-keys are worth having: at `H = 16`
-the LP bound over the counterexamples the search meets rises slowly, while the keys of the
-solved `H = 8` problem, repeated, bound it almost at once.
+remark; not relied on, the LP over the repeated keys is solved as any). That is why the
+keys are worth having: at `H = 16` the LP bound over the counterexamples the search meets
+rises slowly, while the keys of the solved `H = 8` problem, repeated, bound it almost at
+once.
 
 And `k` copies of a design covering the smaller problem (`multiply_design`) are a candidate
 for the larger one: like every candidate they are checked by the coverage checker, never
@@ -77,7 +77,7 @@ def multiply_key(demands: Sequence[Demand], k: int, V: Rep) -> tuple[Demand, ...
         if dm.pool:
             D = Rep(dm.D.sub, tuple(min(k * a, b) for a, b in zip(dm.D.mults, V.mults)))
             out.append(Demand(dm.kbar, dm.P, D, (), True))
-        else:
+        else:  # (positions in the smaller clustering mean nothing in the larger one: dropped)
             out.extend([Demand(dm.kbar, dm.P, dm.D, (), False)] * k)
     return tuple(out)
 

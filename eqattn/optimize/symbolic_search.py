@@ -669,15 +669,13 @@ def seed_for(ctx: SearchContext, deadline: float, max_heads: int | None = None, 
     if ctx.progress is not None:
         def progress(e: dict) -> None:
             ctx.report(**{**e, "stage": f"seed H={sub.heads}", "bound": None, "incumbent": None})
+    sub_heads = None if max_heads is None else max_heads // k
     sctx = SearchContext(sub, ctx.backend, progress, ctx.threads)
     if ctx.work_limit is not None:
         sctx.work_limit = max(ctx.work_left() or 0, 0) // 2
     trace: dict = {}
     try:
-        res = search(
-            sctx, until, None if max_heads is None else max_heads // k, max_head_dim, trace,
-            seed=lambda end: seed_for(sctx, end, None if max_heads is None else max_heads // k, max_head_dim),
-        )
+        res = search(sctx, until, sub_heads, max_head_dim, trace, seed=lambda end: seed_for(sctx, end, sub_heads, max_head_dim))
     except LimitError as e:  # a limit of the smaller problem: no seed (the search of H meets its own limits)
         log.debug("seed H = %d: %s", sub.heads, e.message)
         return None

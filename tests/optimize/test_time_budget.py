@@ -53,3 +53,25 @@ def test_the_time_limit_bounds_the_whole_call():
     assert r.status == "feasible" and r.stopped_by == "time_limit"
     assert r.lower_bound < r.design_params
     assert r.time_s <= 8.0 and wall <= 8.0 + 1.0  # the result is built within the limit (+ returning it)
+
+
+def test_first_check_counts_a_third_towards_the_recheck_reserve(monkeypatch):
+    """The regular design's check is the problem's first (it builds the demand spaces the
+    re-check reuses): it stands for FIRST_CHECK_SHARE of itself in the re-check reserve.
+    C2, 32xregular, H = 4, d = 16: the regular design stays the answer (proven optimal)."""
+    checks = []
+    real = ss._counterexamples
+
+    def spy(ctx, design, *a, **kw):
+        out = real(ctx, design, *a, **kw)
+        checks.append((design == ss._regular(ctx.problem), ctx.last_check_s))
+        return out
+
+    monkeypatch.setattr(ss, "_counterexamples", spy)
+    p = Problem.create("C2", "32xregular", 4, 16)
+    ctx = SearchContext(p, "highs", None, 1)
+    res = search(ctx, time.perf_counter() + 60, recheck_factor=3.0)
+    assert res.status == "optimal" and res.design == ss._regular(p)
+    assert checks[0][0]  # the regular design is checked first
+    assert ss.FIRST_CHECK_SHARE == pytest.approx(1 / 3)
+    assert ctx.best_check_s == pytest.approx(checks[0][1] * ss.FIRST_CHECK_SHARE)
