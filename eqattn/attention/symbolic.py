@@ -31,6 +31,7 @@ assignment search's best attempt). `check_clustering_general` is the per-scenari
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass, replace
 from itertools import combinations_with_replacement, product
 
@@ -39,7 +40,7 @@ import numpy as np
 from ..errors import LimitError
 from ..memo import Memo
 from ..reps import Rep, irreps_of, zero
-from .clusterings import Clustering, clusterings
+from .clusterings import MAX_CLUSTERINGS, Clustering, clusterings, clusterings_of_types, count_clusterings, orbit_types, require_checkable
 from .assignment import Assignment, Demand, Host, in_value_order
 from .coverage import DesignSearch, ScenarioResult, Verdict, check_scenario, demands_of, register_symbolic
 from .demands import Block, DemandSpace
@@ -118,6 +119,7 @@ class SymbolicChecker:
         self._defeat_memo: dict[tuple, tuple] = {}
         self._lattice_memo: tuple[np.ndarray, list[np.ndarray]] | None = None
         self._hostclass: dict[int, dict] = {}
+        self._replaced: dict[tuple[int, int], tuple[int, int]] | None = None  # orbit type -> kept type (C7)
         self._zero: dict[int, bool] = {}
         # interned demand values (small ints): the per-clustering path hashes only these
         self._demand_ids: dict[tuple, int] = {}
@@ -497,6 +499,66 @@ class SymbolicChecker:
             per_type.append(list(combinations_with_replacement(self.patterns(o), k)))
         return pools, per_type, zero_orbits
 
+    # ----- representatives (theory-scale C7) ------------------------------------------------
+    def replacements(self) -> dict[tuple[int, int], tuple[int, int]]:
+        """For every orbit type `(class id, n)`, the kept type that replaces it (itself when
+        kept), theory-scale C7: t is replaced by t' when t' has at most as many heads and every
+        minimal pattern of t contains one of t' (t' is at least as hard for this design). Of
+        equal ones the fewest heads, then the first, is kept; zero orbits are always kept."""
+        if self._replaced is not None:
+            return self._replaced
+        require_checkable(self.problem)
+        items = orbit_types(self.problem)
+        out: dict[tuple[int, int], tuple[int, int]] = {}
+        rows: list[tuple[int, int, tuple[int, int], np.ndarray]] = []  # (heads, position, type, minimal patterns)
+        for i, (w, cid, n) in enumerate(items):
+            o = (cid, n)
+            if self.is_zero_orbit(o):
+                out[o] = o
+            else:
+                pats = np.array([p.meets for p in self.patterns(o)], dtype=bool).reshape(-1, len(self.ms))
+                rows.append((w, i, o, np.unique(pats, axis=0)))
+        rows.sort(key=lambda r: (r[0], r[1]))  # a type is only replaced by one before it in this order, or by a strictly harder one
+
+        def harder(A: np.ndarray, B: np.ndarray) -> bool:
+            """Every pattern in A contains one in B (B is at least as hard as A)."""
+            outside = B.astype(np.int32) @ (~A).T.astype(np.int32)  # [b, a]: multisets in b and not in a
+            return bool((outside == 0).any(axis=0).all())
+
+        by: dict[int, int] = {}
+        for j, (w, _, _, A) in enumerate(rows):
+            for k, (w2, _, _, B) in enumerate(rows):
+                if k != j and w2 <= w and harder(A, B) and (k < j or not harder(B, A)):
+                    by[j] = k
+                    break
+        for j, (_, _, o, _) in enumerate(rows):
+            k = j
+            while k in by:  # a chain ends: each step is strictly harder or earlier among equals
+                k = by[k]
+            out[o] = rows[k][2]
+        self._replaced = out
+        return out
+
+    def representative(self, c: Clustering) -> Clustering:
+        """c with every orbit replaced by its kept type and padded with `(G, 1)` orbits to H
+        heads: the design covers c when it covers this clustering (theory-scale C7)."""
+        rep = self.replacements()
+        G = self.problem.group
+        count: Counter = Counter()
+        heads = 0
+        for o in c.expanded():
+            r = rep[o]
+            count[r] += 1
+            heads += G.subgroup_classes[r[0]].index * r[1]
+        count[(self.top.id, 1)] += self.problem.heads - heads
+        order = {(cid, n): i for i, (_, cid, n) in enumerate(orbit_types(self.problem))}
+        return Clustering(-1, tuple(sorted(((o, k) for o, k in count.items() if k), key=lambda ok: order[ok[0]])))
+
+    def representatives(self, limit: int = MAX_CLUSTERINGS) -> tuple[Clustering, ...]:
+        """Clusterings (ids -1) such that the design covers every clustering iff it covers
+        these: the clusterings of the kept types (theory-scale C7). Refused above `limit`."""
+        return clusterings_of_types(self.problem, set(self.replacements().values()), limit)
+
     def scenario_count(self, c: Clustering) -> int:
         pools, per_type, _ = self._abstract(c)
         return len(pools) * math.prod(len(x) for x in per_type)
@@ -736,6 +798,16 @@ def symbolic_coverage(problem: Problem, design: Design) -> tuple[Verdict, ...]:
     if total > MAX_ABSTRACT_SCENARIOS:
         raise LimitError("heads", f"this design needs {total} abstract scenarios checked; at most {MAX_ABSTRACT_SCENARIOS}")
     return tuple(chk.check_clustering(c) for c in cl)
+
+
+def representative_coverage(problem: Problem, design: Design) -> tuple[Verdict, ...]:
+    """A verdict per clustering when they can be listed (`symbolic_coverage`), else per
+    representative clustering (`SymbolicChecker.representatives`, theory-scale C7): every
+    verdict covered iff the design covers every clustering."""
+    if count_clusterings(problem) <= MAX_CLUSTERINGS:
+        return symbolic_coverage(problem, design)
+    chk = SymbolicChecker(problem, design)
+    return tuple(chk.check_clustering(c) for c in chk.representatives())
 
 
 register_symbolic(symbolic_coverage)

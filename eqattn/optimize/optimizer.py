@@ -17,8 +17,9 @@ import time
 import numpy as np
 
 from ..attention import Design, Problem, check_coverage
-from ..attention.clusterings import clusterings
+from ..attention.clusterings import MAX_CLUSTERINGS, count_clusterings, require_checkable
 from ..attention.coverage import uses_symbolic
+from ..attention.symbolic import representative_coverage
 from ..errors import InputError, LimitError
 from ..numeric import verify_design
 from ..numeric.verify import MAX_VERIFY_BYTES, verify_memory
@@ -50,7 +51,10 @@ log = logging.getLogger("eqattn.optimize")
 def _recheck(problem: Problem, design: Design, what: str):  # noqa: ANN202 - tuple of Verdict
     """The coverage checker's verdicts; every clustering must be covered."""
     try:
-        verdicts = check_coverage(problem, design)
+        if count_clusterings(problem) > MAX_CLUSTERINGS:  # not listed: the representatives (theory-scale C7)
+            verdicts = representative_coverage(problem, design)
+        else:
+            verdicts = check_coverage(problem, design)
     except LimitError as e:
         raise LimitError(e.field, f"the {what} design cannot be re-checked by the coverage checker: {e.message}") from e
     bad = [v.clustering.id for v in verdicts if not v.covered]
@@ -90,7 +94,7 @@ def _optimize_symbolic(
     else:  # re-checked by the enumerating checker: a share of the limit
         deadline, factor = ctx.t0 + (1.0 - RECHECK_SHARE) * tl, 0.0
     ctx.hard_end = deadline
-    clusterings(problem)  # refused up front (LimitError) before the seed's search runs
+    require_checkable(problem)  # refused up front (LimitError) before the seed's search runs
     # the search of H / k heads (theory-scale O16), run once the regular design is checked
     res = search(
         ctx, deadline, max_heads, max_head_dim, recheck_factor=factor, seed=lambda end: seed_for(ctx, end, max_heads, max_head_dim),
@@ -112,6 +116,11 @@ def _optimize_symbolic(
         notes.append(
             f"seeded by the search of H = {h1} heads (theory-scale O16): its {len(seed.keys)} scenario keys repeated {seed.k} times"
             + ("" if seed.design is None else f", its design ({seed.design.params} parameters) repeated {seed.k} times as a candidate")
+        )
+    total = count_clusterings(problem)
+    if total > MAX_CLUSTERINGS and verdicts:
+        notes.append(
+            f"re-checked over {len(verdicts)} representative clusterings of the {total} (theory-scale C7: covering them covers every clustering)"
         )
     if ctx.unchecked:
         notes.append("a candidate design could not be checked within the symbolic checker's limits")

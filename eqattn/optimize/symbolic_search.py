@@ -44,11 +44,12 @@ import math
 import time
 from collections import Counter
 from dataclasses import dataclass
-from typing import Callable
+from itertools import chain
+from typing import Callable, Iterator
 
 from ..attention import Design, DesignOrbit, Problem
 from ..attention.assignment import Demand
-from ..attention.clusterings import clusterings
+from ..attention.clusterings import MAX_CLUSTERINGS, Clustering, clusterings, count_clusterings
 from ..attention.coverage import ScenarioResult
 from ..attention.dominance import MAX_MULTISETS
 from ..attention.hosting import hosting
@@ -115,7 +116,7 @@ class SearchContext(Context):
         super().__init__(problem, backend, progress, threads, enumerate_space=False)
         self.last_check_s = 0.0  # seconds of the last design check (_counterexamples)
         self.best_check_s = 0.0  # ... of the check of the search's incumbent
-        self.failing: dict[int, int] = {}  # clustering id -> when it last gave a counterexample (checked first)
+        self.failing: dict[Clustering, int] = {}  # clustering -> when it last gave a counterexample (checked first)
         self.checks = 0  # counterexamples found so far (the order of `failing`)
         self.seed: Seed | None = None  # what the search of H / k heads handed on (multiples.py)
 
@@ -174,6 +175,15 @@ def _rounded(problem: Problem, solution, max_heads: int | None) -> Design | None
     return Design(problem, tuple(orbits))
 
 
+def _checked_clusterings(problem: Problem, chk: SymbolicChecker) -> Iterator[Clustering]:
+    """The clusterings a covering verdict needs: all of them, or past MAX_CLUSTERINGS the
+    design's representatives (theory-scale C7, computed only when reached)."""
+    if count_clusterings(problem) <= MAX_CLUSTERINGS:
+        yield from clusterings(problem)
+    else:
+        yield from chk.representatives()
+
+
 def _counterexamples(ctx: SearchContext, design: Design, values: DemandValues, deadline: float, limit: int) -> list[tuple[int, ...]] | None:
     """Keys of counterexample scenarios of `design`, at most one per clustering (up to
     `limit`); [] when it covers every clustering. The clusterings that gave a counterexample
@@ -185,16 +195,15 @@ def _counterexamples(ctx: SearchContext, design: Design, values: DemandValues, d
         chk = SymbolicChecker(ctx.problem, design)
         chk.shortfalls = False  # only the counterexamples' demands are used
         out: list[tuple[int, ...]] = []
-        every = clusterings(ctx.problem)
         first = sorted(ctx.failing, key=ctx.failing.__getitem__, reverse=True)
         done = set(first)
-        for c in [every[i] for i in first] + [c for c in every if c.id not in done]:
+        for c in chain(first, (c for c in _checked_clusterings(ctx.problem, chk) if c not in done)):
             if time.perf_counter() > deadline:
                 return out or None
             r = chk.first_uncovered(c)
             if r is not None:
                 ctx.checks += 1
-                ctx.failing[c.id] = ctx.checks
+                ctx.failing[c] = ctx.checks
                 key = values.key(r)
                 if not key:
                     raise AssertionError("a counterexample scenario without demands")

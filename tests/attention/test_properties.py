@@ -121,7 +121,8 @@ def _partitions(n: int) -> list[int]:
 def test_clustering_counts_at_the_limits():
     """C_q (q prime) has two classes, G (weight n) and C1 (weight q n): the clusterings of H
     heads are pairs of partitions (λ, μ) with |λ| + q|μ| = H. The limit sits between Oh with
-    H = 16 (accepted) and D4h with H = 16 (refused up front, with the count); D4h with H = 64
+    H = 16 (accepted) and D4h with H = 16 (not listed, with the count; the optimiser checks it
+    through representatives, theory-scale C7); D4h with H = 64
     (524 orbit types) is counted, not a RecursionError."""
     from eqattn.attention.clusterings import MAX_CLUSTERINGS
     from eqattn.errors import LimitError

@@ -152,8 +152,9 @@ def test_h16_proven_by_the_h8_search():
 
 
 def test_refused_problem_is_refused_before_the_seed_runs(monkeypatch):
-    """D4h with H = 16 has 374 416 clusterings: refused up front, not after the search of
-    H = 8 heads has spent half the time."""
+    """D4h with H = 24 has 34 883 552 clusterings (too many to check through representatives,
+    theory-scale C7): refused up front, not after the search of H = 12 heads has spent half
+    the time."""
     from eqattn.errors import LimitError
 
     def boom(*a, **kw):
@@ -161,8 +162,8 @@ def test_refused_problem_is_refused_before_the_seed_runs(monkeypatch):
 
     monkeypatch.setattr("eqattn.optimize.optimizer.seed_for", boom)
     with pytest.raises(LimitError) as e:
-        optimize(Problem.create("D4h", "16xvector + 16xtrivial", 16, 4), 60)
-    assert e.value.field == "heads" and "374416 clusterings" in e.value.message
+        optimize(Problem.create("D4h", "16xvector + 16xtrivial", 24, 4), 60)
+    assert e.value.field == "heads" and "34883552 clusterings" in e.value.message
 
 
 def test_a_limit_of_the_smaller_problem_leaves_no_seed(monkeypatch):
