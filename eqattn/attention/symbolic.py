@@ -33,7 +33,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass, replace
-from itertools import combinations_with_replacement, product
+from itertools import combinations_with_replacement, islice, product
 
 import numpy as np
 
@@ -48,13 +48,15 @@ from .design import Design
 from .hosting import hosting
 from .options import Option, option_table
 from .problem import Problem
-from .supports import slacks_for_support, supports_of
+from .supports import profiles_with_support, slacks_for_support, supports_of
 
 MAX_PROFILE_ROWS = 400_000  # profiles listed over the hosting-relevant irreps of one support
 MAX_PROFILE_EXPAND = 1_000_000  # ... and rows before the dimension filter of one coordinate (memory)
 MERGE_PROFILE_ROWS = True  # rows equal in dimension used and clipped sums are merged while listed (Lemma 6, merging)
 MAX_SEARCH_NODES = 200_000  # bounds L visited by one defeated-set search
 MAX_ABSTRACT_SCENARIOS = 200_000  # abstract scenarios over all clusterings
+MAX_ALIKE = 32  # scenarios alike to one counterexample (`SymbolicChecker.alike`) ...
+MAX_ALIKE_PROFILES = 256  # ... from at most this many profiles a or b per option
 SPACES_PER_PROBLEM = 512  # demand spaces kept per problem (shared by the checkers of its designs)
 
 
@@ -558,6 +560,47 @@ class SymbolicChecker:
         """Clusterings (ids -1) such that the design covers every clustering iff it covers
         these: the clusterings of the kept types (theory-scale C7). Refused above `limit`."""
         return clusterings_of_types(self.problem, set(self.replacements().values()), limit)
+
+    # ----- scenarios the design cannot tell apart (theory-scale O18) ------------------------
+    def alike(self, opts: tuple[Option, ...], limit: int = MAX_ALIKE) -> list[tuple[Option, ...]]:
+        """Scenarios that differ from `opts` only in the profile `a` or the profile `b` of the
+        orbits that share one option, keeping its support (so K̄, σ̃ and, for `a`, the demand
+        D stay, SPEC §4.3), whose pattern for this design equals the option's. They are
+        scenarios of the same clustering, and counterexamples when `opts` is one. At most
+        `limit`, from at most MAX_ALIKE_PROFILES profiles per option and profile."""
+        out: list[tuple[Option, ...]] = []
+        G = self.problem.group
+        d = self.problem.head_dim
+        for o in dict.fromkeys(x for x in opts if not x.zero and not x.D.is_zero()):
+            K = G.subgroup_classes[o.orbit[0]]
+            VK = self.problem.restrict(K)
+            meets = self._meets(o.kbar, o.P, o.D)
+            for which, prof, cap in (("a", o.a, d), ("b", o.b, o.orbit[1] * d)):
+                support = tuple(i for i, k in enumerate(prof.mults) if k)
+                if len(support) < 2:
+                    continue
+                for v in islice(profiles_with_support(VK, cap, support), MAX_ALIKE_PROFILES):
+                    if v == prof.mults:
+                        continue
+                    if which == "a":
+                        a = Rep(K, v)
+                        kb, c, P = self.table.image(K, a)
+                        if (kb, c) != (o.kbar, o.conj):
+                            raise AssertionError("K̄ depends on the support of a only")
+                        o2 = replace(o, a=a, P=P)
+                    else:
+                        b = Rep(K, v)
+                        o2 = replace(o, b=b, D=self.table.demand(K, b, o.kbar, o.conj))
+                    if (o2.P, o2.D) == (o.P, o.D) or self._meets(o2.kbar, o2.P, o2.D) != meets:
+                        continue
+                    out.append(tuple(o2 if x == o else x for x in opts))
+                    if len(out) >= limit:
+                        return out
+        return out
+
+    def fails(self, opts: tuple[Option, ...]) -> bool:
+        """Whether the scenario has no assignment (Lemma 3, by patterns; no reference search)."""
+        return self._plan(demands_of(self.problem, opts)) is None
 
     def scenario_count(self, c: Clustering) -> int:
         pools, per_type, _ = self._abstract(c)

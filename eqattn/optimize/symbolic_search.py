@@ -58,6 +58,7 @@ from ..errors import LimitError
 from ..reps import Rep
 from .bounds import ScenarioBound
 from .coarsen import coarsen
+from .repair import repair
 from .fixing import fixed_types
 from .lazy import Context, Progress
 from .lp_bound import lp_bound
@@ -67,6 +68,8 @@ from .result import to_design
 from .types import cheapest_hosts, design_types, generated_types
 
 ROUND_KEYS = 60  # counterexamples added per round at most (one per clustering)
+REPAIR = True  # a rounded LP design that misses clusterings is repaired by raises (O18) ...
+REPAIR_SHARE = 0.25  # ... for at most this share of the round's time left
 FULL_TYPES = 1000  # capped types past which the restricted rounds (LP columns, cheapest hosts) run first
 RESTRICTED_SHARE = 0.25  # of the loop's time left, for one restricted program
 FULL_SHARE = 0.25  # of the loop's time left, for the program over every capped type before the restricted rounds
@@ -215,6 +218,28 @@ def _counterexamples(ctx: SearchContext, design: Design, values: DemandValues, d
     finally:
         ctx.last_check_s = time.perf_counter() - t
         ctx.separation_time += ctx.last_check_s
+
+
+def _repair(
+    ctx: SearchContext, design: Design, values: DemandValues, before: int, until: float, best_units: int, max_head_dim: int | None,
+) -> tuple[Design | None, list[tuple[int, ...]]]:
+    """`repair.repair` of a candidate whose check stamped the clusterings it misses after
+    `ctx.checks == before`: a covering design below `best_units`, or None; and the keys met."""
+    failing = [c for c, t in ctx.failing.items() if t > before]
+    if not failing:
+        return None, []
+
+    def check(d: Design):  # noqa: ANN202
+        mark = ctx.checks
+        try:
+            new = _counterexamples(ctx, d, values, until, ROUND_KEYS)
+        except LimitError:
+            return None
+        if new is None:
+            return None
+        return [c for c, t in ctx.failing.items() if t > mark], new
+
+    return repair(design, failing, check, until, best_units, max_head_dim)
 
 
 def _rounded_counterexamples(
@@ -472,6 +497,7 @@ def search(
                 rounded_last = False
                 if cand is not None and cand.orbits not in rounded_seen:
                     rounded_seen.add(cand.orbits)
+                    before = ctx.checks
                     cand, new = _rounded_counterexamples(ctx, cand, values, deadline)
                     if new is None:
                         stopped = "time_limit"
@@ -482,6 +508,14 @@ def search(
                     index = {k: i for i, k in enumerate(keys)}
                     added = [k for k in new if k not in index]
                     log.debug("round %d: the LP's design rounded up (%d units): %s", rounds, cand.params // 4, f"{len(added)} new counterexamples" if new != () else "not checkable")
+                    if added and REPAIR and best_units is not None and cand.params // 4 < best_units:
+                        # raise the rounded design where it falls short (repair.py, O18)
+                        now = time.perf_counter()
+                        fixed_design, more = _repair(ctx, cand, values, before, min(deadline, now + REPAIR_SHARE * max(deadline - now, 0.0)), best_units, max_head_dim)
+                        added += [k for k in dict.fromkeys(more) if k not in index and k not in added]
+                        if fixed_design is not None and fixed_design.params // 4 < best_units:
+                            best, best_units, ctx.best_check_s = fixed_design, fixed_design.params // 4, ctx.last_check_s
+                            log.debug("round %d: the rounded design repaired: %d units", rounds, best_units)
                     if added:
                         recent = set(range(len(keys), len(keys) + len(added)))
                         keys.extend(added)

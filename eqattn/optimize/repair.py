@@ -1,0 +1,152 @@
+"""Greedy repair of a candidate design that misses a few clusterings (theory-scale O18).
+
+A rounded LP design (O14) often misses a handful of clusterings by one or two irreps: its
+orbit over `C2×C2 ≤ A4` holds `13×A.B + 31×B.A + 14×B.B`, and the scenarios whose image
+splits `x·A.B + (31 − x)·B.A` with `x ∈ {14, 15, 16}` have no host. The counterexample loop
+then meets one split per round and its LP bound creeps up by one irrep a round. The repair
+raises one multiplicity `W_τ` of one orbit type of the design (all its copies) at a time,
+choosing the raise that leaves the fewest of the design's failing clusterings uncovered
+(ties: the cheapest), until the design covers every clustering, costs as much as the
+incumbent, or a step or time limit. Nothing here is a claim: a repaired design is an answer
+only when the coverage checker finds it covers every clustering, and every counterexample met
+on the way is a genuine scenario (a key like any).
+
+    >>> from eqattn.attention import Problem
+    >>> p = Problem.create("C4", "2xregular", 2, 2)
+    >>> d = Design.create(p, [("C4", "A + B")])
+    >>> [str(o.W) for o in raised(d, 0, 2).orbits]   # C4's third irrep (E1) once more
+    ['A + B + E1']
+    >>> [(units, str(r.orbits[0].W)) for units, r in moves(p, d, None)]   # m_τ(V|C4) e_τ units each
+    [(2, '2xA + B'), (2, 'A + 2xB'), (4, 'A + B + E1')]
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import Counter
+from typing import Callable
+
+from ..attention import Design, DesignOrbit, Problem
+from ..attention.clusterings import Clustering
+from ..attention.symbolic import SymbolicChecker
+from ..errors import LimitError
+from ..reps import Rep
+
+log = logging.getLogger("eqattn.optimize")
+
+REPAIR_STEPS = 6  # raises per repair at most
+RAISES = (1, 2, 4, 8)  # a raise adds this much to one multiplicity
+
+
+def raised(design: Design, orbit_type: int, tau: int, by: int = 1) -> Design:
+    """`design` with `W_τ + by` on every copy of its `orbit_type`-th distinct orbit type."""
+    kinds = list(dict.fromkeys(o.key() for o in design.orbits))
+    sub, W = kinds[orbit_type]
+    orbits = []
+    for o in design.orbits:
+        if o.key() == (sub, W):
+            o = DesignOrbit(o.sub, Rep(o.sub, tuple(m + by * (i == tau) for i, m in enumerate(W))))
+        orbits.append(o)
+    return Design(design.problem, tuple(orbits))
+
+
+def moves(problem: Problem, design: Design, max_head_dim: int | None) -> list[tuple[int, Design]]:
+    """(added units = params / 4, design) for every raise of one multiplicity `W_τ` by
+    RAISES within V|K (and `max_head_dim`), cheapest first: a raise by one costs
+    `m_τ(V|K) e_τ` units per copy (SPEC §3)."""
+    out = []
+    count = Counter(o.key() for o in design.orbits)
+    for t, (sub, W) in enumerate(count):
+        K = problem.group.subgroup_classes[sub]
+        VK = problem.restrict(K)
+        dims, es = VK.irreps.dims, VK.irreps.es
+        dim_w = sum(int(m) * int(dims[i]) for i, m in enumerate(W))
+        for tau, m in enumerate(W):
+            for by in RAISES:
+                if m + by > VK.mults[tau] or (max_head_dim is not None and dim_w + by * int(dims[tau]) > max_head_dim):
+                    break
+                out.append((by * count[(sub, W)] * int(VK.mults[tau]) * int(es[tau]), raised(design, t, tau, by)))
+    out.sort(key=lambda ud: ud[0])
+    return out
+
+
+def counterexamples(design: Design, failing: list[Clustering], deadline: float) -> list[tuple] | None:
+    """The concrete counterexamples of `design` on the clusterings it misses, each with the
+    scenarios it cannot tell apart from them (`SymbolicChecker.alike`): the repair's score
+    counts how many of them a raised design still fails. None past the checker's limits."""
+    try:
+        chk = SymbolicChecker(design.problem, design)
+        chk.shortfalls = False
+        out: list[tuple] = []
+        for c in failing:
+            if time.perf_counter() > deadline:
+                break
+            r = chk.first_uncovered(c)
+            if r is not None:
+                out.append(r.options)
+                out.extend(chk.alike(r.options))
+        return out
+    except LimitError:
+        return None
+
+
+def still_failing(design: Design, pool: list[tuple], deadline: float) -> int | None:
+    """How many scenarios of `pool` have no assignment in `design`; None past the deadline
+    or the checker's limits."""
+    try:
+        chk = SymbolicChecker(design.problem, design)
+        n = 0
+        for opts in pool:
+            if time.perf_counter() > deadline:
+                return None
+            n += chk.fails(opts)
+        return n
+    except LimitError:
+        return None
+
+
+def repair(
+    design: Design,
+    failing: list[Clustering],
+    check: Callable[[Design], tuple[list[Clustering], list] | None],
+    deadline: float,
+    budget_units: float,
+    max_head_dim: int | None = None,
+) -> tuple[Design | None, list]:
+    """(a covering design from `design` by REPAIR_STEPS raises at most, or None; the
+    counterexample keys met on the way). `failing`: the clusterings `design` misses;
+    `check(d)`: (clusterings d misses, their keys), None past the deadline; designs of
+    `budget_units` units or more are not tried. Each step takes the raise that leaves the
+    fewest of the pool's scenarios failing (`counterexamples`), the cheapest of those."""
+    keys: list = []
+    problem = design.problem
+    pool = counterexamples(design, failing, deadline)
+    for _ in range(REPAIR_STEPS):
+        if not pool:
+            return None, keys
+        best = None
+        for units, cand in moves(problem, design, max_head_dim):
+            if cand.params // 4 >= budget_units or time.perf_counter() > deadline:
+                continue
+            n = still_failing(cand, pool, deadline)
+            if n is not None and (best is None or n < best[0]):
+                best = (n, cand)
+                if n == 0:
+                    break  # (cheapest first: no cheaper raise meets them all)
+        log.debug("repair: %d clusterings, %d scenarios failing; the best raise leaves %s", len(failing), len(pool), None if best is None else best[0])
+        if best is None or best[0] == len(pool):
+            return None, keys
+        design = best[1]
+        if best[0]:
+            pool = [opts for opts in pool if SymbolicChecker(problem, design).fails(opts)]
+            continue
+        res = check(design)
+        if res is None:
+            return None, keys
+        failing, new = res
+        keys.extend(new)
+        if not failing:
+            return design, keys
+        pool = counterexamples(design, failing, deadline)
+    return None, keys
