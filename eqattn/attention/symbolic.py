@@ -31,6 +31,7 @@ assignment search's best attempt). `check_clustering_general` is the per-scenari
 from __future__ import annotations
 
 import math
+import time
 from collections import Counter
 from dataclasses import dataclass, replace
 from itertools import combinations_with_replacement, islice, product
@@ -56,7 +57,7 @@ MERGE_PROFILE_ROWS = True  # rows equal in dimension used and clipped sums are m
 MAX_SEARCH_NODES = 200_000  # bounds L visited by one defeated-set search
 MAX_ABSTRACT_SCENARIOS = 200_000  # abstract scenarios over all clusterings
 MAX_ALIKE = 32  # scenarios alike to one counterexample (`SymbolicChecker.alike`) ...
-MAX_ALIKE_PROFILES = 256  # ... from at most this many profiles a or b per option
+MAX_ALIKE_PROFILES = 64  # ... from at most this many profiles a or b per option
 SPACES_PER_PROBLEM = 512  # demand spaces kept per problem (shared by the checkers of its designs)
 
 
@@ -562,12 +563,13 @@ class SymbolicChecker:
         return clusterings_of_types(self.problem, set(self.replacements().values()), limit)
 
     # ----- scenarios the design cannot tell apart (theory-scale O18) ------------------------
-    def alike(self, opts: tuple[Option, ...], limit: int = MAX_ALIKE) -> list[tuple[Option, ...]]:
+    def alike(self, opts: tuple[Option, ...], limit: int = MAX_ALIKE, deadline: float = math.inf) -> list[tuple[Option, ...]]:
         """Scenarios that differ from `opts` only in the profile `a` or the profile `b` of the
         orbits that share one option, keeping its support (so K̄, σ̃ and, for `a`, the demand
         D stay, SPEC §4.3), whose pattern for this design equals the option's. They are
         scenarios of the same clustering, and counterexamples when `opts` is one. At most
-        `limit`, from at most MAX_ALIKE_PROFILES profiles per option and profile."""
+        `limit`, from at most MAX_ALIKE_PROFILES profiles per option and profile, until the
+        `deadline` (time.perf_counter())."""
         out: list[tuple[Option, ...]] = []
         G = self.problem.group
         d = self.problem.head_dim
@@ -580,6 +582,8 @@ class SymbolicChecker:
                 if len(support) < 2:
                     continue
                 for v in islice(profiles_with_support(VK, cap, support), MAX_ALIKE_PROFILES):
+                    if time.perf_counter() > deadline:
+                        return out
                     if v == prof.mults:
                         continue
                     if which == "a":

@@ -37,6 +37,7 @@ log = logging.getLogger("eqattn.optimize")
 
 REPAIR_STEPS = 6  # raises per repair at most
 RAISES = (1, 2, 4, 8)  # a raise adds this much to one multiplicity
+POOL = 48  # scenarios that score a raise at most (counterexamples first, then alike ones)
 
 
 def raised(design: Design, orbit_type: int, tau: int, by: int = 1) -> Design:
@@ -72,20 +73,24 @@ def moves(problem: Problem, design: Design, max_head_dim: int | None) -> list[tu
 
 
 def counterexamples(design: Design, failing: list[Clustering], deadline: float) -> list[tuple] | None:
-    """The concrete counterexamples of `design` on the clusterings it misses, each with the
-    scenarios it cannot tell apart from them (`SymbolicChecker.alike`): the repair's score
-    counts how many of them a raised design still fails. None past the checker's limits."""
+    """The concrete counterexamples of `design` on the clusterings it misses, with scenarios
+    it cannot tell apart from them (`SymbolicChecker.alike`), POOL at most: the repair's
+    score counts how many of them a raised design still fails. None past the checker's
+    limits."""
     try:
         chk = SymbolicChecker(design.problem, design)
         chk.shortfalls = False
-        out: list[tuple] = []
-        for c in failing:
+        found = []
+        for c in failing[:POOL]:
             if time.perf_counter() > deadline:
                 break
             r = chk.first_uncovered(c)
             if r is not None:
-                out.append(r.options)
-                out.extend(chk.alike(r.options))
+                found.append(r.options)
+        out = list(found)
+        each = (POOL - len(found)) // max(len(found), 1)
+        for opts in found if each else ():
+            out.extend(chk.alike(opts, each, deadline))
         return out
     except LimitError:
         return None

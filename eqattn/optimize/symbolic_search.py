@@ -69,7 +69,8 @@ from .types import cheapest_hosts, design_types, generated_types
 
 ROUND_KEYS = 60  # counterexamples added per round at most (one per clustering)
 REPAIR = True  # a rounded LP design that misses clusterings is repaired by raises (O18) ...
-REPAIR_SHARE = 0.25  # ... for at most this share of the round's time left
+REPAIR_SHARE = 0.25  # ... for at most this share of the round's time left, once the LP bound
+REPAIR_CREEP = 0.01  # ... rose by at most this fraction in its last round (a creep: O18)
 FULL_TYPES = 1000  # capped types past which the restricted rounds (LP columns, cheapest hosts) run first
 RESTRICTED_SHARE = 0.25  # of the loop's time left, for one restricted program
 FULL_SHARE = 0.25  # of the loop's time left, for the program over every capped type before the restricted rounds
@@ -400,6 +401,7 @@ def search(
             len(seed.keys), len(seed.active), len(seed.columns), None if seed.design is None else seed.design.params // 4, best_units,
         )
     last_lp = None  # the last LP bound's result (its fractional design is rounded into a candidate)
+    lp_seen: list[int] = []  # the converged LP bounds so far (a creep starts the repair, O18)
     rounded_seen: set = set()  # rounded LP designs checked so far
     rounded_last = False  # the last round was a rounded design's (none dearer than the incumbent twice in a row)
 
@@ -418,6 +420,8 @@ def search(
         )
         lp_done = (len(keys), res.converged)
         last_lp = res
+        if res.converged:
+            lp_seen.append(res.units)
         lp_active = res.active or lp_active
         if res.active:
             work = set(res.active) | recent
@@ -508,7 +512,8 @@ def search(
                     index = {k: i for i, k in enumerate(keys)}
                     added = [k for k in new if k not in index]
                     log.debug("round %d: the LP's design rounded up (%d units): %s", rounds, cand.params // 4, f"{len(added)} new counterexamples" if new != () else "not checkable")
-                    if added and REPAIR and best_units is not None and cand.params // 4 < best_units:
+                    creeping = len(lp_seen) >= 2 and lp_seen[-1] - lp_seen[-2] <= REPAIR_CREEP * lp_seen[-1]
+                    if added and REPAIR and creeping and best_units is not None and cand.params // 4 < best_units:
                         # raise the rounded design where it falls short (repair.py, O18)
                         now = time.perf_counter()
                         fixed_design, more = _repair(ctx, cand, values, before, min(deadline, now + REPAIR_SHARE * max(deadline - now, 0.0)), best_units, max_head_dim)
