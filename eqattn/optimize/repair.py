@@ -4,10 +4,12 @@ A rounded LP design (O14) often misses a handful of clusterings by one or two ir
 orbit over `C2×C2 ≤ A4` holds `13×A.B + 31×B.A + 14×B.B`, and the scenarios whose image
 splits `x·A.B + (31 − x)·B.A` with `x ∈ {14, 15, 16}` have no host. The counterexample loop
 then meets one split per round and its LP bound creeps up by one irrep a round. The repair
-raises one multiplicity `W_τ` of one orbit type of the design (all its copies) at a time,
-choosing the raise that leaves the fewest of the design's failing clusterings uncovered
-(ties: the cheapest), until the design covers every clustering, costs as much as the
-incumbent, or a step or time limit. Nothing here is a claim: a repaired design is an answer
+raises one multiplicity `W_τ` of one orbit type of the design (all its copies) by 1, 2, 4
+or 8 at a time, choosing the raise that leaves the fewest scenarios of a pool without an
+assignment (ties: the cheapest). The pool is the design's counterexamples with the scenarios
+it cannot tell apart from them (`SymbolicChecker.alike`), so a raise that serves one more
+split counts even while every clustering still fails. It stops when the design covers every
+clustering, would cost as much as the incumbent, or at a step or time limit. Nothing here is a claim: a repaired design is an answer
 only when the coverage checker finds it covers every clustering, and every counterexample met
 on the way is a genuine scenario (a key like any).
 
@@ -16,8 +18,8 @@ on the way is a genuine scenario (a key like any).
     >>> d = Design.create(p, [("C4", "A + B")])
     >>> [str(o.W) for o in raised(d, 0, 2).orbits]   # C4's third irrep (E1) once more
     ['A + B + E1']
-    >>> [(units, str(r.orbits[0].W)) for units, r in moves(p, d, None)]   # m_τ(V|C4) e_τ units each
-    [(2, '2xA + B'), (2, 'A + 2xB'), (4, 'A + B + E1')]
+    >>> [(units, str(r.orbits[0].W)) for units, r in moves(p, d, None)]   # m_τ(V|C4) e_τ units per step
+    [(2, '2xA + B'), (2, 'A + 2xB'), (4, 'A + B + E1'), (8, 'A + B + 2xE1')]
 """
 
 from __future__ import annotations
@@ -96,17 +98,18 @@ def counterexamples(design: Design, failing: list[Clustering], deadline: float) 
         return None
 
 
-def still_failing(design: Design, pool: list[tuple], deadline: float) -> int | None:
-    """How many scenarios of `pool` have no assignment in `design`; None past the deadline
+def still_failing(design: Design, pool: list[tuple], deadline: float) -> list[tuple] | None:
+    """The scenarios of `pool` that have no assignment in `design`; None past the deadline
     or the checker's limits."""
     try:
         chk = SymbolicChecker(design.problem, design)
-        n = 0
+        out = []
         for opts in pool:
             if time.perf_counter() > deadline:
                 return None
-            n += chk.fails(opts)
-        return n
+            if chk.fails(opts):
+                out.append(opts)
+        return out
     except LimitError:
         return None
 
@@ -134,17 +137,17 @@ def repair(
         for units, cand in moves(problem, design, max_head_dim):
             if cand.params // 4 >= budget_units or time.perf_counter() > deadline:
                 continue
-            n = still_failing(cand, pool, deadline)
-            if n is not None and (best is None or n < best[0]):
-                best = (n, cand)
-                if n == 0:
+            left = still_failing(cand, pool, deadline)
+            if left is not None and (best is None or len(left) < len(best[0])):
+                best = (left, cand)
+                if not left:
                     break  # (cheapest first: no cheaper raise meets them all)
-        log.debug("repair: %d clusterings, %d scenarios failing; the best raise leaves %s", len(failing), len(pool), None if best is None else best[0])
-        if best is None or best[0] == len(pool):
+        log.debug("repair: %d clusterings, %d scenarios failing; the best raise leaves %s", len(failing), len(pool), None if best is None else len(best[0]))
+        if best is None or len(best[0]) == len(pool):
             return None, keys
-        design = best[1]
-        if best[0]:
-            pool = [opts for opts in pool if SymbolicChecker(problem, design).fails(opts)]
+        left, design = best
+        if left:
+            pool = left
             continue
         res = check(design)
         if res is None:

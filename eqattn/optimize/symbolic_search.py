@@ -58,12 +58,12 @@ from ..errors import LimitError
 from ..reps import Rep
 from .bounds import ScenarioBound
 from .coarsen import coarsen
-from .repair import repair
 from .fixing import fixed_types
 from .lazy import Context, Progress
 from .lp_bound import lp_bound
 from .multiples import SPLIT_SHARE, Seed, multiply_design, multiply_key, split_factor, sub_problem
 from .program import Objective, build
+from .repair import repair
 from .result import to_design
 from .types import cheapest_hosts, design_types, generated_types
 
