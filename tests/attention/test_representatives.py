@@ -6,35 +6,14 @@ uncovered clustering is uncovered), and on D4h with H = 16 (374 416 clusterings,
 from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
-from eqattn.attention import Design, DesignOrbit, Problem, clusterings
+from eqattn.attention import Design, Problem, clusterings
 from eqattn.attention.clusterings import MAX_CLUSTERINGS, Clustering, count_clusterings, orbit_types, require_checkable
 from eqattn.attention.coverage import check_scenario
 from eqattn.attention.symbolic import SymbolicChecker, representative_coverage, symbolic_coverage
-from eqattn.groups.catalog import get_group
-from eqattn.reps import Rep, irreps_of
+from strategies import problem_and_design
 
 GROUPS = ["C2", "C4", "C2xC2", "D3", "D4", "Q8", "C6", "C2xC2xC2"]
-
-
-@st.composite
-def problem_and_design(draw):  # noqa: ANN001, ANN201
-    """Up to 8 heads (many orbit types), a design of up to 5 random orbits."""
-    G = get_group(draw(st.sampled_from(GROUPS)))
-    top = G.subgroup_classes[-1]
-    ir = irreps_of(top)
-    mults = tuple(draw(st.integers(0, 2)) for _ in range(len(ir)))
-    if not any(mults):
-        mults = (1,) + mults[1:]
-    p = Problem(G, Rep(top, mults), draw(st.integers(2, 8)), draw(st.integers(1, 3)))
-    orbits = []
-    for _ in range(draw(st.integers(0, 5))):
-        K = draw(st.sampled_from(G.subgroup_classes))
-        W = tuple(draw(st.integers(0, m)) for m in p.restrict(K).mults)
-        if any(W):
-            orbits.append(DesignOrbit(K, Rep(K, W)))
-    return p, Design(p, tuple(orbits))
 
 
 def _check(p: Problem, design: Design) -> tuple[int, int]:
@@ -58,7 +37,7 @@ def _check(p: Problem, design: Design) -> tuple[int, int]:
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-@given(problem_and_design())
+@given(problem_and_design(GROUPS, heads=(2, 8), orbits=5))
 def test_representatives_decide_coverage_of_every_clustering(pd) -> None:  # noqa: ANN001
     p, design = pd
     _check(p, design)

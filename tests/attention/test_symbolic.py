@@ -20,6 +20,7 @@ from eqattn.errors import InputError, LimitError
 from eqattn.groups.catalog import get_group
 from eqattn.numeric import verify_design
 from eqattn.reps import Rep, irreps_of
+from strategies import problem_and_design as random_problem_and_design
 
 ATLAS = Path(__file__).resolve().parents[2] / "tests" / "data" / "atlas_reference.csv"
 
@@ -84,23 +85,8 @@ def check_against_reference(p: Problem, design: Design) -> list[bool]:
 GROUPS = ["C2", "C3", "C4", "C2xC2", "D3", "D4", "Q8", "C6"]
 
 
-@st.composite
-def problem_and_design(draw):  # noqa: ANN001, ANN201
-    G = get_group(draw(st.sampled_from(GROUPS)))
-    top = G.subgroup_classes[-1]
-    ir = irreps_of(top)
-    mults = tuple(draw(st.integers(0, 2)) for _ in range(len(ir)))
-    if not any(mults):
-        mults = (1,) + mults[1:]
-    p = Problem(G, Rep(top, mults), draw(st.integers(1, 4)), draw(st.integers(1, 3)))
-    orbits = []
-    for _ in range(draw(st.integers(0, 4))):
-        K = draw(st.sampled_from(G.subgroup_classes))
-        VK = p.restrict(K)
-        W = tuple(draw(st.integers(0, m)) for m in VK.mults)
-        if any(W):
-            orbits.append(DesignOrbit(K, Rep(K, W)))
-    return p, Design(p, tuple(orbits))
+def problem_and_design():  # noqa: ANN201
+    return random_problem_and_design(GROUPS)
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
