@@ -216,7 +216,8 @@ def run(args: argparse.Namespace) -> int:
     num = v.get("numeric_worst_rel_error")
     if v["coverage"]:
         print(
-            f"re-checked: coverage of all {v['clusterings']} clusterings"
+            (f"re-checked: coverage of all {v['clusterings']} clusterings" if v["clusterings"] >= v.get("of_clusterings", 0)
+             else f"re-checked: coverage of {v['clusterings']} representative clusterings, for all {v['of_clusterings']}")
             + (f"; weight construction, worst relative error {num:.1e}" if num is not None else "")
             + f"   ({data['time_s']:.2f} s, solver {data['solver']}, {data['work']} solver nodes)"
         )

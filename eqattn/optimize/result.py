@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..attention import Design, DesignOrbit, Problem
+from ..attention.clusterings import count_clusterings
 from ..reps import Rep
 from .types import TypeTable
 
@@ -108,6 +109,7 @@ class OptimizeResult:
             "verified": {
                 "coverage": self.design is not None,
                 "clusterings": self.verified_clusterings,
+                "of_clusterings": count_clusterings(p),  # more than "clusterings": representatives were checked (C7)
                 "numeric_worst_rel_error": self.numeric_rel_error,
             },
         }

@@ -96,3 +96,22 @@ def test_optimize_text_prints_the_notes(capsys):
     assert any("seeded by the search of H = 4 heads" in n for n in notes)
     code, out, _ = run(capsys, "optimize", "-G", "C4", "-V", "regular", "-H", "8", "-d", "1", "--engine", "symbolic", "--json")
     assert [f"note: {n}" for n in json.loads(out)["notes"]] == notes
+
+
+def test_optimize_text_says_when_representatives_were_checked(capsys, monkeypatch):
+    """Past the list of clusterings the re-check runs over representatives (theory-scale C7):
+    the text says how many stood for how many, the JSON carries both counts."""
+    from eqattn.optimize import optimizer as optimizer_module
+    from eqattn.optimize import symbolic_search as ss
+    from eqattn.attention import symbolic as symbolic_module
+
+    argv = ("optimize", "-G", "C4", "-V", "2xregular", "-H", "4", "-d", "2", "--engine", "symbolic")
+    code, out, _ = run(capsys, *argv)
+    assert code == 0 and "re-checked: coverage of all 10 clusterings" in out
+    for mod in (ss, optimizer_module, symbolic_module):
+        monkeypatch.setattr(mod, "MAX_CLUSTERINGS", 3)
+    code, out, _ = run(capsys, *argv, "--json")
+    v = json.loads(out)["verified"]
+    assert v["of_clusterings"] == 10 and 0 < v["clusterings"] < 10
+    code, out, _ = run(capsys, *argv)
+    assert f"re-checked: coverage of {v['clusterings']} representative clusterings, for all 10" in out
