@@ -134,9 +134,9 @@ def repair(
         if not pool:
             return None, keys
         best = None
-        for units, cand in moves(problem, design, max_head_dim):
+        for _, cand in moves(problem, design, max_head_dim):  # (cheapest first: the rest cost more)
             if cand.params // 4 >= budget_units or time.perf_counter() > deadline:
-                continue
+                break
             left = still_failing(cand, pool, deadline)
             if left is not None and (best is None or len(left) < len(best[0])):
                 best = (left, cand)
