@@ -98,6 +98,7 @@ def _optimize_symbolic(
     # the search of H / k heads (theory-scale O16), run once the regular design is checked
     res = search(
         ctx, deadline, max_heads, max_head_dim, recheck_factor=factor, seed=lambda end: seed_for(ctx, end, max_heads, max_head_dim),
+        repair_always=True,
     )
     seed = ctx.seed
     ctx.report(stage="recheck", scenarios=res.scenarios, bound=4 * res.lower_units)

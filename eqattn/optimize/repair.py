@@ -31,6 +31,8 @@ from typing import Callable
 
 from ..attention import Design, DesignOrbit, Problem
 from ..attention.clusterings import Clustering
+from ..attention.coverage import demands_of
+from ..attention.hosting import hosting
 from ..attention.symbolic import SymbolicChecker
 from ..errors import LimitError
 from ..reps import Rep
@@ -72,6 +74,36 @@ def moves(problem: Problem, design: Design, max_head_dim: int | None) -> list[tu
                 out.append((by * count[(sub, W)] * int(VK.mults[tau]) * int(es[tau]), raised(design, t, tau, by)))
     out.sort(key=lambda ud: ud[0])
     return out
+
+
+def host_moves(problem: Problem, design: Design, targets: list[tuple[int, Rep]], max_head_dim: int | None) -> list[tuple[int, Design]]:
+    """(added units, design) that make one orbit type host one target image `(K̄_0, P)`
+    through one double coset a: `W ∨ P^a` on every copy (SPEC §4.4), when that fits in V|K'
+    (and `max_head_dim`), cheapest first."""
+    h = hosting(problem)
+    out = []
+    count = Counter(o.key() for o in design.orbits)
+    seen = set()
+    for sub, W in count:
+        K = problem.group.subgroup_classes[sub]
+        VK = problem.restrict(K)
+        for kbar, P in targets:
+            for img in h.image_at(kbar, sub, P).values():
+                W2 = tuple(max(x, y) for x, y in zip(W, img))
+                if W2 == W or (sub, W2) in seen or any(x > m for x, m in zip(W2, VK.mults)):
+                    continue
+                if max_head_dim is not None and sum(int(x) * int(d) for x, d in zip(W2, VK.irreps.dims)) > max_head_dim:
+                    continue
+                seen.add((sub, W2))
+                new = Design(problem, tuple(DesignOrbit(o.sub, Rep(o.sub, W2)) if o.key() == (sub, W) else o for o in design.orbits))
+                out.append(((new.params - design.params) // 4, new))
+    out.sort(key=lambda ud: ud[0])
+    return out
+
+
+def targets_of(problem: Problem, pool: list[tuple]) -> list[tuple[int, Rep]]:
+    """The distinct images `(K̄_0, P)` of the pool's demands (the pool's zero pool needs no host)."""
+    return list(dict.fromkeys((d.kbar, d.P) for opts in pool for d in demands_of(problem, opts) if not d.pool))
 
 
 def counterexamples(design: Design, failing: list[Clustering], deadline: float) -> list[tuple] | None:
@@ -134,7 +166,8 @@ def repair(
         if not pool:
             return None, keys
         best = None
-        for _, cand in moves(problem, design, max_head_dim):  # (cheapest first: the rest cost more)
+        options = sorted(moves(problem, design, max_head_dim) + host_moves(problem, design, targets_of(problem, pool), max_head_dim), key=lambda ud: ud[0])
+        for _, cand in options:  # (cheapest first: the rest cost more)
             if cand.params // 4 >= budget_units or time.perf_counter() > deadline:
                 break
             left = still_failing(cand, pool, deadline)

@@ -287,6 +287,7 @@ def search(
     trace: dict | None = None,
     recheck_factor: float = 0.0,
     seed: Seed | Callable[[float], Seed | None] | None = None,
+    repair_always: bool = False,
 ) -> SearchResult:
     """The counterexample loop (module docstring) until optimal, infeasible, or a limit.
     The LP bound over every type (lp_bound.py, theory-scale O11) runs when the loop cannot
@@ -513,7 +514,7 @@ def search(
                     added = [k for k in new if k not in index]
                     log.debug("round %d: the LP's design rounded up (%d units): %s", rounds, cand.params // 4, f"{len(added)} new counterexamples" if new != () else "not checkable")
                     creeping = len(lp_seen) >= 2 and lp_seen[-1] - lp_seen[-2] <= REPAIR_CREEP * lp_seen[-1]
-                    if added and REPAIR and creeping and best_units is not None and cand.params // 4 < best_units:
+                    if added and REPAIR and (creeping or repair_always) and best_units is not None and cand.params // 4 < best_units:
                         # raise the rounded design where it falls short (repair.py, O18)
                         now = time.perf_counter()
                         fixed_design, more = _repair(ctx, cand, values, before, min(deadline, now + REPAIR_SHARE * max(deadline - now, 0.0)), best_units, max_head_dim)

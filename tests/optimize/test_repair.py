@@ -82,3 +82,24 @@ def test_the_search_repairs_the_rounded_design(monkeypatch):
     r = optimize(p, 60)
     assert (r.status, r.design_params, r.lower_bound) == ("optimal", 227052, 227052)
     assert calls and any(d is not None or keys for d, keys in calls)  # it ran: a design, or counterexamples met on the way
+
+
+def test_host_moves_make_an_orbit_host_a_target():
+    """A host move raises W to W ∨ P^a (SPEC §4.4): the raised orbit then hosts the target
+    image through that double coset, by the hosting table; it costs what the count says."""
+    from eqattn.attention.hosting import hosting
+    from eqattn.optimize.repair import host_moves
+
+    p = Problem.create("S4", "2xregular", 4, 3)
+    d = Design.create(p, [("S4", "2x[4] + [2,2]"), ("A4", "2xA + E")])
+    h = hosting(p)
+    target = (p.group.subgroup_classes[-1].id, Rep(p.group.subgroup_classes[-1], (0, 0, 0, 0, 1)))  # P = [3,1], not hosted before
+    assert not any(h.hosts(o.sub.id, o.W, *target) for o in d.orbits)
+    ms = host_moves(p, d, [target], None)
+    assert ms
+    for units, r in ms:
+        assert r.params - d.params == 4 * units > 0
+        changed = [o for o, o0 in zip(r.orbits, d.orbits) if o != o0]
+        assert changed
+        o = changed[0]
+        assert h.hosts(o.sub.id, o.W, target[0], target[1])  # it hosts the target now
