@@ -5,8 +5,9 @@ orbit over `C2×C2 ≤ A4` holds `13×A.B + 31×B.A + 14×B.B`, and the scenario
 splits `x·A.B + (31 − x)·B.A` with `x ∈ {14, 15, 16}` have no host. The counterexample loop
 then meets one split per round and its LP bound creeps up by one irrep a round. The repair
 raises one multiplicity `W_τ` of one orbit type of the design (all its copies) by 1, 2, 4
-or 8 at a time, choosing the raise that leaves the fewest scenarios of a pool without an
-assignment (ties: the cheapest). The pool is the design's counterexamples with the scenarios
+or 8, or makes one orbit type host one failing image (`W ∨ P^a`, a host move), one move at a
+time, choosing the move that leaves the fewest scenarios of a pool without an assignment
+(ties: the cheapest). The pool is the design's counterexamples with the scenarios
 it cannot tell apart from them (`SymbolicChecker.alike`), so a raise that serves one more
 split counts even while every clustering still fails. It stops when the design covers every
 clustering, would cost as much as the incumbent, or at a step or time limit. Nothing here is a claim: a repaired design is an answer
