@@ -126,7 +126,7 @@ def clusterings_of_types(problem: Problem, types: set[tuple[int, int]], limit: i
     if total > limit:
         raise LimitError(
             "heads",
-            f"{problem.group.name} with H = {problem.heads}: the check needs {total} representative clusterings; at most {limit}",
+            f"{problem.group.name} with H = {problem.heads}: the check needs {total} representative clusterings; at most {limit} (use fewer heads)",
         )
     return tuple(Clustering(-1, orbits) for orbits in _multisets(problem.heads, items))
 
