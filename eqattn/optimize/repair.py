@@ -17,9 +17,7 @@ on the way is a genuine scenario (a key like any).
     >>> from eqattn.attention import Problem
     >>> p = Problem.create("C4", "2xregular", 2, 2)
     >>> d = Design.create(p, [("C4", "A + B")])
-    >>> [str(o.W) for o in raised(d, 0, 2).orbits]   # C4's third irrep (E1) once more
-    ['A + B + E1']
-    >>> [(units, str(r.orbits[0].W)) for units, r in moves(p, d, None)]   # m_τ(V|C4) e_τ units per step
+    >>> [(units, str(r.orbits[0].W)) for units, r in moves(p, d, None)]   # m_τ(V|C4) e_τ units per step (SPEC §3)
     [(2, '2xA + B'), (2, 'A + 2xB'), (4, 'A + B + E1'), (8, 'A + B + 2xE1')]
 """
 
@@ -27,7 +25,6 @@ from __future__ import annotations
 
 import logging
 import time
-from collections import Counter
 from typing import Callable
 
 from ..attention import Design, DesignOrbit, Problem
@@ -45,36 +42,30 @@ RAISES = (1, 2, 4, 8)  # a raise adds this much to one multiplicity
 POOL = 48  # scenarios that score a raise at most (counterexamples first, then alike ones)
 
 
-def raised(design: Design, orbit_type: int, tau: int, by: int = 1) -> Design:
-    """`design` with `W_τ + by` on every copy of its `orbit_type`-th distinct orbit type."""
-    kinds = list(dict.fromkeys(o.key() for o in design.orbits))
-    sub, W = kinds[orbit_type]
-    orbits = []
-    for o in design.orbits:
-        if o.key() == (sub, W):
-            o = DesignOrbit(o.sub, Rep(o.sub, tuple(m + by * (i == tau) for i, m in enumerate(W))))
-        orbits.append(o)
-    return Design(design.problem, tuple(orbits))
+def with_w(design: Design, kind: tuple[int, tuple[int, ...]], W: tuple[int, ...]) -> Design:
+    """`design` with `W` on every copy of its orbit type `kind = (class id, W)`."""
+    return Design(design.problem, tuple(DesignOrbit(o.sub, Rep(o.sub, W)) if o.key() == kind else o for o in design.orbits))
+
+
+def _priced(design: Design, new: list[Design]) -> list[tuple[int, Design]]:
+    """(added units = params / 4, design) for each of `new`, cheapest first."""
+    return sorted((((d.params - design.params) // 4, d) for d in new), key=lambda ud: ud[0])
 
 
 def moves(problem: Problem, design: Design, max_head_dim: int | None) -> list[tuple[int, Design]]:
-    """(added units = params / 4, design) for every raise of one multiplicity `W_τ` by
-    RAISES within V|K (and `max_head_dim`), cheapest first: a raise by one costs
-    `m_τ(V|K) e_τ` units per copy (SPEC §3)."""
+    """(added units, design) for every raise of one multiplicity `W_τ` of one orbit type
+    (all its copies) by RAISES within V|K (and `max_head_dim`), cheapest first."""
     out = []
-    count = Counter(o.key() for o in design.orbits)
-    for t, (sub, W) in enumerate(count):
-        K = problem.group.subgroup_classes[sub]
-        VK = problem.restrict(K)
-        dims, es = VK.irreps.dims, VK.irreps.es
+    for sub, W in dict.fromkeys(o.key() for o in design.orbits):
+        VK = problem.restrict(problem.group.subgroup_classes[sub])
+        dims = VK.irreps.dims
         dim_w = sum(int(m) * int(dims[i]) for i, m in enumerate(W))
         for tau, m in enumerate(W):
             for by in RAISES:
                 if m + by > VK.mults[tau] or (max_head_dim is not None and dim_w + by * int(dims[tau]) > max_head_dim):
                     break
-                out.append((by * count[(sub, W)] * int(VK.mults[tau]) * int(es[tau]), raised(design, t, tau, by)))
-    out.sort(key=lambda ud: ud[0])
-    return out
+                out.append(with_w(design, (sub, W), tuple(x + by * (i == tau) for i, x in enumerate(W))))
+    return _priced(design, out)
 
 
 def host_moves(problem: Problem, design: Design, targets: list[tuple[int, Rep]], max_head_dim: int | None) -> list[tuple[int, Design]]:
@@ -83,11 +74,9 @@ def host_moves(problem: Problem, design: Design, targets: list[tuple[int, Rep]],
     (and `max_head_dim`), cheapest first."""
     h = hosting(problem)
     out = []
-    count = Counter(o.key() for o in design.orbits)
     seen = set()
-    for sub, W in count:
-        K = problem.group.subgroup_classes[sub]
-        VK = problem.restrict(K)
+    for sub, W in dict.fromkeys(o.key() for o in design.orbits):
+        VK = problem.restrict(problem.group.subgroup_classes[sub])
         for kbar, P in targets:
             for img in h.image_at(kbar, sub, P).values():
                 W2 = tuple(max(x, y) for x, y in zip(W, img))
@@ -96,10 +85,8 @@ def host_moves(problem: Problem, design: Design, targets: list[tuple[int, Rep]],
                 if max_head_dim is not None and sum(int(x) * int(d) for x, d in zip(W2, VK.irreps.dims)) > max_head_dim:
                     continue
                 seen.add((sub, W2))
-                new = Design(problem, tuple(DesignOrbit(o.sub, Rep(o.sub, W2)) if o.key() == (sub, W) else o for o in design.orbits))
-                out.append(((new.params - design.params) // 4, new))
-    out.sort(key=lambda ud: ud[0])
-    return out
+                out.append(with_w(design, (sub, W), W2))
+    return _priced(design, out)
 
 
 def targets_of(problem: Problem, pool: list[tuple]) -> list[tuple[int, Rep]]:

@@ -22,6 +22,16 @@ def test_raises_cost_what_the_parameter_count_says():
     for units, r in ms:
         assert r.params - d.params == 4 * units
         assert r.heads == d.heads
+        # one multiplicity of one orbit type raised on all its copies: m_τ(V|K) e_τ units each (SPEC §3)
+        changed = [(o0, o) for o0, o in zip(d.orbits, r.orbits) if o != o0]
+        assert changed and len({(o0.key(), o.key()) for o0, o in changed}) == 1
+        o0, o = changed[0]
+        assert len(changed) == sum(x.key() == o0.key() for x in d.orbits)
+        diff = [(t, b - a) for t, (a, b) in enumerate(zip(o0.W.mults, o.W.mults)) if b != a]
+        assert len(diff) == 1 and diff[0][1] in (1, 2, 4, 8)
+        t, by = diff[0]
+        VK = p.restrict(o0.sub)
+        assert units == len(changed) * by * int(VK.mults[t]) * int(VK.irreps.es[t])
     capped = moves(p, d, 13)
     for _, r in capped:  # the raised orbits stay within max_head_dim
         assert all(o.head_dim <= 13 for o, o0 in zip(r.orbits, d.orbits) if o != o0)
