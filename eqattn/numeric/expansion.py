@@ -39,7 +39,7 @@ import scipy.sparse as sp
 from ..reps import irreps_of
 
 __all__ = [
-    "HeadLayout", "Expansion", "base_expansion", "coset_groups", "group_head_order", "expansion_bound", "LayerMemory", "layer_memory",
+    "HeadLayout", "Expansion", "base_expansion", "hom_triplets", "coset_groups", "group_head_order", "expansion_bound", "LayerMemory", "layer_memory",
     "BUCKET_CALL_COST",
 ]
 
@@ -181,6 +181,33 @@ def base_expansion(realized: Any) -> Expansion:
     flat = np.concatenate(pos)
     order = np.argsort(flat, kind="stable")
     return Expansion(np.concatenate(params)[order], flat[order], np.concatenate(vals)[order])
+
+
+def hom_triplets(hom: Any) -> Expansion:
+    """The triplets of ``θ -> A = Q_W B(θ) Q_V^T`` for one :class:`HomBlocks` (positions in the
+    flattened ``(dim W, dim V)``), the sparse form of ``HomBlocks.compose``.
+
+    >>> from eqattn.reps import parse_rep
+    >>> from eqattn.groups import get_group
+    >>> from eqattn.numeric.isotypic import HomBlocks, Isotypic
+    >>> K = get_group("C4").subgroup_classes[-1]
+    >>> hom = HomBlocks(Isotypic.standard(parse_rep("A + E1", K)), Isotypic.standard(parse_rep("E1", K)))
+    >>> ex = hom_triplets(hom); A = np.zeros(2 * 3); np.add.at(A, ex.pos, np.array([1.0, 2.0])[ex.param] * ex.vals)
+    >>> bool(np.allclose(A.reshape(2, 3), hom.compose(np.array([1.0, 2.0]))))
+    True
+    """
+    w, n, p = hom.target.dim, hom.source.dim, hom.dim
+    M = _block_pattern(hom)
+    if hom.target.Q is not None:
+        M = sp.kron(sp.identity(p, format="csr"), sp.csr_matrix(hom.target.Q), format="csr") @ M
+    if hom.source.Q is not None:
+        rows, cols, qv = hom.source.sparse()
+        M = M @ sp.csr_matrix((qv, (rows, cols)), shape=(n, n)).T
+    M = sp.coo_matrix(M)
+    t, r = np.divmod(M.row.astype(np.int64), max(w, 1))
+    pos = r * n + M.col.astype(np.int64)
+    order = np.argsort(pos, kind="stable")
+    return Expansion(t[order], pos[order], M.data[order])
 
 
 def coset_groups(realized: Any) -> list[tuple[tuple[int, ...], list[tuple[int, int, int]]]]:

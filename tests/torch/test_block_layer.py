@@ -153,3 +153,24 @@ def test_expansion_within_the_estimate(spec):
     assert ex.nnz <= expansion_bound(real.orbits, ds)
     mem = layer_memory(p, d)
     assert ex.nnz <= mem.nnz and mem.total_rows >= sum(w for o in d.orbits for w in [o.head_dim] * o.heads if o.params)
+
+
+@pytest.mark.parametrize("group,V,k,W", [("Q8", "2xregular", 2, "2xE1 + A"), ("A4", "T + E", 2, "E1 + A"), ("D4", "regular", 7, "E1 + B2")])
+def test_hom_expansion_matches_compose(group, V, k, W):
+    from eqattn.numeric.isotypic import HomBlocks, Isotypic, isotypic_of_rep
+    from eqattn.reps import parse_rep
+    from eqattn.torch.blocks import HomExpansion
+
+    p = Problem.create(group, V, 1, 1)
+    K = p.group.subgroup_classes[k]
+    WK = parse_rep(W, K)
+    rng = np.random.default_rng(0)
+    U = np.linalg.qr(rng.normal(size=(WK.dim, WK.dim)))[0]
+    for target in (Isotypic.standard(WK), Isotypic.standard(WK).in_basis(U)):
+        hom = HomBlocks(isotypic_of_rep(p.V, K), target)
+        ex = HomExpansion(hom, dtype=F64)
+        theta = torch.randn(3, hom.dim, dtype=F64, generator=torch.Generator().manual_seed(1), requires_grad=True)
+        A = ex(theta)
+        np.testing.assert_allclose(A.detach().numpy(), hom.compose(theta.detach().numpy()), atol=1e-12)
+        A.square().sum().backward()  # d/dθ |A|^2 = 2θ (orthonormal coordinates)
+        np.testing.assert_allclose(theta.grad.numpy(), 2 * theta.detach().numpy(), atol=1e-11)
