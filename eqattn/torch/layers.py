@@ -297,9 +297,10 @@ class EquivariantAttention(ExactBuffers):
         # orbit-order padded rows (h * head_dim + r) <-> layout rows
         padded = self.layout.padded_rows(self.head_dim)
         real = np.nonzero(padded >= 0)[0]
-        self.register_buffer("_layout_rows", torch.as_tensor(real).to(device), persistent=False)
-        self.register_buffer("_padded_rows", torch.as_tensor(padded[real]).to(device), persistent=False)
-        self._bucket_heads = [torch.as_tensor(_bucket_members(self.layout, i)).to(device) for i in range(len(self.buckets))]
+        self.register_index("_layout_rows", real, device)
+        self.register_index("_padded_rows", padded[real], device)
+        for i in range(len(self.buckets)):
+            self.register_index(f"_bucket_heads_{i}", _bucket_members(self.layout, i), device)
         #: orthonormal basis (b, n) of V^G (user coordinates): the output biases equivariance allows
         self.v_fixed_np = _invariant_vectors(G, getattr(realized, "blocks", None), orbits)
         change = _common_change(orbits) if self.block else None
@@ -328,6 +329,11 @@ class EquivariantAttention(ExactBuffers):
         super()._refresh_working()
         if hasattr(self, "_runs"):  # bases may have changed (load_state_dict)
             self._find_runs()
+
+    @property
+    def _bucket_heads(self) -> list[torch.Tensor]:
+        """Per bucket, its heads (orbit order), for per-head masks."""
+        return [self._buffers[f"_bucket_heads_{i}"] for i in range(len(self.buckets))]
 
     # ----- constructors ------------------------------------------------------------------
     @classmethod

@@ -158,7 +158,7 @@ class EquivariantMultiheadAttention(ExactBuffers):
             width = core.layout.widths[h]
             if width:
                 rows[core.layout.row[h] : core.layout.row[h] + width] = starts[i] + np.arange(width)
-        self.register_buffer("_bias_rows", torch.as_tensor(rows).to(kw["device"]), persistent=False)
+        self.register_index("_bias_rows", rows, kw["device"])
         self._init_biases(generator)
 
     @torch.no_grad()
@@ -215,6 +215,43 @@ class EquivariantMultiheadAttention(ExactBuffers):
     def num_parameters(self) -> int:
         """Weights and biases: ``sum(p.numel() for p in self.parameters())``."""
         return self.num_weight_parameters + self.num_bias_parameters
+
+    # ----- export --------------------------------------------------------------------------------
+    @torch.no_grad()
+    def to_multihead_attention(self) -> nn.MultiheadAttention:
+        """A real ``nn.MultiheadAttention`` computing the same function (a detached copy), when
+        the design's heads all have one head dimension d and ``H d = dim V``; ``W_Q`` and its
+        bias are scaled by ``sqrt(d)`` (PyTorch divides the scores by it). Dropout then draws a
+        mask per head (PyTorch's), not one shared by the heads; everything else is the same.
+        Raises ``ValueError`` saying why otherwise.
+        """
+        widths = sorted({o.head_dim for o in self.core.orbits})
+        H, n = self.num_heads, self.embed_dim
+        if len(widths) > 1:
+            raise ValueError(f"the design's heads have dimensions {widths}; nn.MultiheadAttention has one head dimension")
+        if H * self.head_dim != n:
+            raise ValueError(
+                f"the design's {H} heads of dimension {self.head_dim} fill {H * self.head_dim} of dim V = {n}; "
+                f"nn.MultiheadAttention needs num_heads * head_dim = embed_dim"
+            )
+        Wq, Wk, Wv, Wo = self.core.head_weights()
+        D = self.head_dim
+        w = Wq.new_empty(0)
+        ref = nn.MultiheadAttention(
+            n, H, dropout=self.dropout, bias=self.has_bias, add_bias_kv=self.bias_k is not None,
+            add_zero_attn=self.add_zero_attn, batch_first=self.batch_first, dtype=w.dtype, device=w.device,
+        )
+        s = math.sqrt(D)
+        ref.in_proj_weight.copy_(torch.cat([Wq.reshape(H * D, n) * s, Wk.reshape(H * D, n), Wv.reshape(H * D, n)]))
+        ref.out_proj.weight.copy_(Wo.permute(1, 0, 2).reshape(n, H * D))
+        b_qkv, b_out = self._biases()
+        if ref.in_proj_bias is not None and b_qkv is not None and b_out is not None:
+            ref.in_proj_bias.copy_(torch.cat([b_qkv[0].reshape(-1) * s, b_qkv[1].reshape(-1), b_qkv[2].reshape(-1)]))
+            ref.out_proj.bias.copy_(b_out)
+        if self.bias_k is not None and self.bias_v is not None:
+            ref.bias_k.copy_(self._per_head(self.bias_k).reshape(1, 1, n))
+            ref.bias_v.copy_(self._per_head(self.bias_v).reshape(1, 1, n))
+        return ref.train(self.training)
 
     # ----- forward -----------------------------------------------------------------------------
     def _orbit_vectors(self, coords: torch.Tensor) -> list[torch.Tensor]:
