@@ -102,8 +102,10 @@ def _attend(
         attn_mask = attn_mask.to(x.dtype)
     per_head = attn_mask is not None and attn_mask.dim() == 4 and attn_mask.shape[1] > 1
     outs = []
-    for i, (off, h, d) in enumerate(buckets):
-        part = qkv[..., off : off + h * d].reshape(B, N, 3, h, d).permute(2, 0, 3, 1, 4)
+    # split, not slices: the backward of a split is one cat (slices each fill a zero gradient)
+    parts = qkv.split([h * d for _, h, d in buckets], dim=-1) if len(buckets) > 1 else (qkv,)
+    for i, ((off, h, d), part) in enumerate(zip(buckets, parts)):
+        part = part.reshape(B, N, 3, h, d).permute(2, 0, 3, 1, 4)
         mask = attn_mask
         if per_head and mask is not None and bucket_heads is not None:
             mask = mask.index_select(1, bucket_heads[i])
@@ -425,8 +427,8 @@ class EquivariantAttention(ExactBuffers):
         design's coordinates when :attr:`has_change` (the forward rotates its input instead)."""
         n = self.dim_v
         if self.block:
-            w = self._block_weights()
-            return w[:3], w[3].T
+            w_in, w_o = self._block_weights().split([3, 1])
+            return w_in, w_o[0].T
         qkv, wo = self._expanded()  # orbit order, padded to head_dim
         T = self.layout.total
         w_in = qkv.new_zeros(3, T, n).index_copy(
