@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from ..attention import Design, DesignOrbit, Problem
 from ..attention.clusterings import count_clusterings
 from ..reps import Rep
+from .limits import attention_cost
 from .types import TypeTable
 
 
@@ -113,13 +114,6 @@ class OptimizeResult:
                 "numeric_worst_rel_error": self.numeric_rel_error,
             },
         }
-
-
-def attention_cost(design: Design) -> int:
-    """Σ_i [G:K_i] dim W_i: the heads times their dimension, the size of the attention
-    computation (score and mixing work per token pair; the vanilla layer has H d).
-    Example: the regular design (H orbits (C1, d trivial)) has cost |G| H d."""
-    return sum(o.heads * o.head_dim for o in design.orbits)
 
 
 def to_design(problem: Problem, table: TypeTable, counts: dict[int, int]) -> Design:

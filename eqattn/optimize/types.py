@@ -379,16 +379,16 @@ def cheapest_host(slot: Slot, D: np.ndarray, max_head_dim: int | None = None, th
     if (slot.img @ slot.unit >= D).all():  # W = P^a, the least W hosting, meets D already
         return slot.img.astype(np.int64).copy()
     key = (slot.K.id, slot.img.tobytes(), slot.unit.tobytes(), slot.VK.tobytes(), D.tobytes(), max_head_dim)
-    if key not in _HOSTS:
-        _HOSTS[key] = _cheapest_host_program(slot, D, max_head_dim, threads)
-        if len(_HOSTS) > _HOSTS_MAX:
-            _HOSTS.pop(next(iter(_HOSTS)))
-    out = _HOSTS[key]
+    known = slot.K.group.memo.get("cheapest_host", dict)  # by the slot's data: shared by every problem over the group
+    if key not in known:
+        known[key] = _cheapest_host_program(slot, D, max_head_dim, threads)
+        if len(known) > HOSTS_MAX:
+            known.pop(next(iter(known)))
+    out = known[key]
     return None if out is None else out.copy()
 
 
-_HOSTS: dict = {}  # cheapest_host by the slot's data (bounded, oldest out first)
-_HOSTS_MAX = 100000
+HOSTS_MAX = 100000  # cheapest hosts kept per group (oldest out first)
 
 
 def box(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:

@@ -296,7 +296,7 @@ def test_api_route():
 def test_numeric_recheck_is_skipped_when_its_memory_estimate_is_over_budget(monkeypatch):
     """The weight re-check would be refused (LimitError) above the budget: the optimiser skips
     it and says so (numeric_worst_rel_error None) instead of failing (issue 11)."""
-    from eqattn.optimize import optimizer
+    from eqattn.optimize import finish as optimizer
 
     p = Problem.create("C4", "E1", 2, 1)
     assert optimize(p, 10).to_json()["verified"]["numeric_worst_rel_error"] is not None

@@ -35,10 +35,10 @@ def test_cheapest_host_matches_the_program(G, V, H, d, monkeypatch):  # noqa: AN
     checked = shortcut = 0
     for slot, D in cases[:: max(1, len(cases) // 60)]:
         for cap in (None, d, 1):
-            types._HOSTS.clear()
+            p.group.memo.get("cheapest_host", dict).clear()
             fast = cheapest_host(slot, D, cap)
             monkeypatch.setattr(types, "ENUMERATE_HOSTS", 0)  # the program every time
-            types._HOSTS.clear()
+            p.group.memo.get("cheapest_host", dict).clear()
             ref = _cheapest_host_program(slot, D, cap, None)
             monkeypatch.setattr(types, "ENUMERATE_HOSTS", 20000)
             assert (fast is None) == (ref is None)
