@@ -10,7 +10,7 @@ import numpy as np
 from ..errors import InputError, LimitError
 from ..groups import FiniteGroup, SubgroupClass
 from ..memo import Memo
-from ..reps import Rep, parse_rep
+from ..reps import Rep, irreps_of, parse_rep
 
 T = TypeVar("T")
 
@@ -105,6 +105,18 @@ class Problem:
     def restrict(self, sub: SubgroupClass) -> Rep:
         """V restricted to the representative of `sub`."""
         return self.memo.get(("restrict", sub.id), lambda: self.V.restrict(sub))
+
+    def unit_costs(self, sub: SubgroupClass) -> np.ndarray:
+        """Per irrep τ of K: the parameters / 4 one copy of τ in W costs an orbit (K, W),
+        m_τ(V|K) e_τ, so that an orbit's count is 4 Σ_τ W_τ m_τ(V|K) e_τ = 4 dim Hom_K(V|K, W)
+        (`Rep.hom_dim`, SPEC §3).
+
+            >>> p = Problem.create("C4", "E1", 2, 1)
+            >>> p.unit_costs(p.group.subgroup_classes[0]).tolist()   # V|C1 = 2 x trivial
+            [2]
+        """
+        VK = self.restrict(sub)
+        return np.asarray(VK.mults, dtype=np.int64) * np.asarray(irreps_of(sub).es, dtype=np.int64)
 
     def to_json(self) -> dict:
         return {

@@ -38,7 +38,10 @@ def _warm_start(problem: Problem, ctx: Context, limits: ComputeLimits):  # noqa:
         cap = caps(problem, space, ctx.h, triv.id)
         w = min(w, int(cap[0])) if cap is not None else 0
     # (the capped width w, not min(d, dim V), is what the head-dimension limit sees)
-    warm_ok = (limits.max_heads is None or regular.heads <= limits.max_heads) and (limits.max_head_dim is None or w <= limits.max_head_dim)
+    warm_ok = (
+        (limits.max_heads is None or regular.heads <= limits.max_heads) and (limits.max_head_dim is None or w <= limits.max_head_dim)
+        and (limits.max_cost is None or regular.heads * w <= limits.max_cost)
+    )
     b = ctx.budget
     table = design_types(
         problem, space, ctx.h, regular.params if warm_ok else math.inf, b.start + max(SETUP_MIN_S, SETUP_SHARE * b.time_limit),
@@ -65,7 +68,7 @@ def _ties(ctx: Context, table, counts: dict[int, int], best_obj: int, cost_units
             return counts, True, rounds
         sub = table.subset(keep)
         U2 = copy_bounds(sub, cost_units, limits.max_heads)
-        st2 = lazy(ctx, sub, U2, active, lex, deadline, None, "ties", cutoff=best_obj, heads_max=limits.max_heads)
+        st2 = lazy(ctx, sub, U2, active, lex, deadline, None, "ties", cutoff=best_obj, heads_max=limits.max_heads, cost_max=limits.max_cost)
         rounds += st2.rounds
         if st2.status == "optimal" and st2.counts is not None and st2.objective == best_obj:
             counts = {keep[t]: c for t, c in st2.counts.items()}
@@ -89,6 +92,7 @@ def optimize_enumerated(
     problem: Problem, budget: Budget, limits: ComputeLimits, backend: str, progress: Progress | None, threads: int | None, constrained: bool,
 ) -> Answer:
     """The enumerating engine's answer (module docstring), for `finish`."""
+    limits = limits.for_engines()
     ctx = Context(problem, budget, backend, progress, threads)
     t_end = budget.hard_end
     span = t_end - budget.start
@@ -99,7 +103,7 @@ def optimize_enumerated(
     # lexicographic objective: cost, then heads (weight > any head count a program allows)
     lex = Objective(sum(u * t.heads for u, t in zip(U, table.types)) + 1)
     active = ctx.space.initial_keys()
-    st1 = lazy(ctx, table, U, active, lex, main_deadline, warm, "optimum", complete=True, heads_max=limits.max_heads)
+    st1 = lazy(ctx, table, U, active, lex, main_deadline, warm, "optimum", complete=True, heads_max=limits.max_heads, cost_max=limits.max_cost)
     rounds, counts, status = st1.rounds, st1.counts, st1.status
     stopped = st1.stopped if status != "optimal" else None
     ties_proven = False

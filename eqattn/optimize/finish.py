@@ -19,7 +19,7 @@ from ..errors import LimitError
 from ..numeric import verify_design
 from ..numeric.verify import MAX_VERIFY_BYTES, verify_memory
 from .budget import Budget, Usage
-from .limits import ComputeLimits
+from .limits import ComputeLimits, cost_lower_bound
 from .result import ConstrainedResult, OptimizeResult
 
 NUMERIC_MAX_SCENARIOS = 300  # numeric re-check (weight construction) up to this many witnesses
@@ -92,7 +92,9 @@ def _status_notes(a: Answer, limits: ComputeLimits, total: int, verdicts: tuple)
     return notes
 
 
-def finish(problem: Problem, a: Answer, budget: Budget, backend: str, limits: ComputeLimits, numeric_check: bool | None = False) -> OptimizeResult:
+def finish(
+    problem: Problem, a: Answer, budget: Budget, backend: str, limits: ComputeLimits, numeric_check: bool | None = False, objective: str = "params",
+) -> OptimizeResult:
     """The result of an engine's answer, re-checked (`numeric_check` None: by size). When a
     limit stopped the engine before it found a design and the regular design is within the
     compute limits, that design is the answer (status feasible): it covers every clustering
@@ -138,4 +140,8 @@ def finish(problem: Problem, a: Answer, budget: Budget, backend: str, limits: Co
         work=a.usage.work,
         max_heads=limits.max_heads,
         max_head_dim=limits.max_head_dim,
+        max_cost=limits.max_cost,
+        objective=objective,
+        reason=a.reason if a.status != "optimal" else None,
+        attention_cost_lower_bound=cost_lower_bound(problem, 4 * a.lower_units),
     )

@@ -107,6 +107,7 @@ def _complete(
     objective: Objective,
     deadline: float,
     heads_max: int | None = None,
+    cost_max: int | None = None,
 ) -> dict[int, int] | None:
     """A covering design containing `counts`: add the scenarios it misses and re-solve with
     `counts` as lower bounds (a small program), until it covers. Improves the incumbent
@@ -127,7 +128,7 @@ def _complete(
             if key not in seen:
                 seen.add(key)
                 keys.append(key)
-        prog = build(table, U, keys, objective, lower=X, heads_max=heads_max)
+        prog = build(table, U, keys, objective, lower=X, heads_max=heads_max, cost_max=cost_max)
         sol = ctx.solve(prog.model, deadline)
         if sol.values is None:
             return None
@@ -148,6 +149,7 @@ def lazy(
     cutoff: int | None = None,
     complete: bool = False,
     heads_max: int | None = None,
+    cost_max: int | None = None,
 ) -> Stage:
     """Solve, separate, add violated scenarios to `active` (in place), repeat."""
 
@@ -173,7 +175,7 @@ def lazy(
             stopped = "work_limit"
             break
         rounds += 1
-        prog = build(table, U, active, objective, heads_eq, cutoff, heads_max=heads_max)
+        prog = build(table, U, active, objective, heads_eq, cutoff, heads_max=heads_max, cost_max=cost_max)
         start = hint(prog, table, active, best) if best is not None else None
         ctx.report(stage=stage, round=rounds, scenarios=len(active), bound=params(bound), incumbent=params(best_obj))
         sol = ctx.solve(prog.model, deadline, start)
@@ -216,7 +218,7 @@ def lazy(
         # covering design (a few small programs, at most COMPLETE_GRACE_S past the deadline)
         ctx.report(stage="repair", round=rounds, scenarios=len(active), bound=params(bound), incumbent=params(best_obj))
         grace = min(COMPLETE_GRACE_S, 0.2 * ctx.budget.time_limit)
-        fixed = _complete(ctx, table, U, candidate, active, objective, min(max(deadline, time.perf_counter()) + grace, ctx.budget.hard_end), heads_max)
+        fixed = _complete(ctx, table, U, candidate, active, objective, min(max(deadline, time.perf_counter()) + grace, ctx.budget.hard_end), heads_max, cost_max)
         if fixed is not None and (best_obj is None or value(fixed) < best_obj):
             best, best_obj = fixed, value(fixed)
     if best is None:

@@ -26,20 +26,23 @@ from . import solver
 from .budget import Budget
 from .enumerated import optimize_enumerated
 from .finish import Answer, finish
-from .limits import ComputeLimits
+from .limits import ComputeLimits, uniform_ratio
 from .result import OptimizeResult
 from .rounds.state import Progress
 
 MAX_TIME_LIMIT = 3600.0
 DEFAULT_TIME_LIMIT = 60.0
 ENGINES = ("auto", "enumerate", "symbolic")
+OBJECTIVES = ("params", "attention_cost")
 RECHECK_SHARE = 0.15  # of the time limit kept for the enumerating engine's final re-checks
 RECHECK_FACTOR = 3.0  # symbolic engine, re-checked by the symbolic checker: this many times the search's check of its answer ...
 RECHECK_MARGIN = 0.02  # ... plus this share of the time limit (and RECHECK_MARGIN_S) are kept for the re-check
 RECHECK_MARGIN_S = 0.2
 
 
-def _optimize_symbolic(problem: Problem, budget: Budget, backend: str, progress: Progress | None, threads: int | None, limits: ComputeLimits) -> OptimizeResult:
+def _optimize_symbolic(
+    problem: Problem, budget: Budget, backend: str, progress: Progress | None, threads: int | None, limits: ComputeLimits, objective: str,
+) -> OptimizeResult:
     """`optimize` by the counterexample search (search.py), then `finish`."""
     require_checkable(problem)  # refused up front (LimitError) before the seed's search runs
     factor = RECHECK_FACTOR if uses_symbolic(problem) else 0.0
@@ -63,7 +66,7 @@ def _optimize_symbolic(problem: Problem, budget: Budget, backend: str, progress:
         res.design, res.status, res.lower_units, res.stopped, res.rounds, res.types, res.scenarios, res.usage, unchecked=res.unchecked,
         reason=res.reason, notes=notes,
     )
-    return finish(problem, answer, budget, backend, limits, numeric_check=False)
+    return finish(problem, answer, budget, backend, limits, numeric_check=False, objective=objective)
 
 
 def _check_time_limit(time_limit: float | None) -> float:
@@ -80,6 +83,21 @@ def _check_time_limit(time_limit: float | None) -> float:
     if tl > MAX_TIME_LIMIT:
         raise LimitError("time_limit", f"at most {MAX_TIME_LIMIT:g} seconds, got {tl:g}")
     return tl
+
+
+def _check_objective(problem: Problem, objective: object) -> None:
+    """"params", or "attention_cost" where it is the same question: when every orbit has the
+    same parameters per unit of attention cost (V = m × regular: parameters = 4m × attention
+    cost for every design, theory-scale O19), the fewest-parameter design is the least-cost
+    one and its bound divided by 4m bounds the cost."""
+    if objective not in OBJECTIVES:
+        raise InputError("objective", f"one of {', '.join(OBJECTIVES)}, got {objective!r}")
+    if objective == "attention_cost" and uniform_ratio(problem) is None:
+        raise InputError(
+            "objective",
+            "attention_cost is optimised exactly only where every head costs the same parameters per unit of attention "
+            "(V = m x regular); for this V use max_cost (every answer reports attention_cost_lower_bound)",
+        )
 
 
 def _optional(value: object, field: str) -> int | None:
@@ -99,6 +117,8 @@ def optimize(
     max_head_dim: int | None = None,
     work_limit: int | None = None,
     engine: str = "auto",
+    max_cost: int | None = None,
+    objective: str = "params",
 ) -> OptimizeResult:
     """The covering design with the fewest parameters (ties: fewer heads, then a smaller
     largest head dimension), with the solver's lower bound; and the constrained-vanilla
@@ -122,7 +142,8 @@ def optimize(
     tl = _check_time_limit(time_limit)
     if backend not in solver.BACKENDS:
         raise InputError("solver", f"one of {', '.join(solver.BACKENDS)}")
-    limits = ComputeLimits(_optional(max_heads, "max_heads"), _optional(max_head_dim, "max_head_dim"))
+    limits = ComputeLimits(_optional(max_heads, "max_heads"), _optional(max_head_dim, "max_head_dim"), _optional(max_cost, "max_cost"))
+    _check_objective(problem, objective)
     work_limit = _optional(work_limit, "work_limit")
     if engine not in ENGINES:
         raise InputError("engine", f"one of {', '.join(ENGINES)}")
@@ -132,10 +153,10 @@ def optimize(
             end = start.start + (1.0 - RECHECK_MARGIN) * tl - RECHECK_MARGIN_S
         else:
             end = start.start + (1.0 - RECHECK_SHARE) * tl
-        return _optimize_symbolic(problem, start.until(end, work_limit), backend, progress, threads, limits)
+        return _optimize_symbolic(problem, start.until(end, work_limit), backend, progress, threads, limits, objective)
     budget = start.until(start.start + (1.0 - RECHECK_SHARE) * tl, work_limit)
     answer = optimize_enumerated(problem, budget, limits, backend, progress, threads, constrained)
-    return finish(problem, answer, budget, backend, limits, numeric_check)
+    return finish(problem, answer, budget, backend, limits, numeric_check, objective)
 
 
 def optimize_report(problem: Problem, time_limit: float | None = None, **kw: object) -> dict:

@@ -53,6 +53,7 @@ def build(
     heads_max: int | None = None,
     multisets: int | None = None,
     max_vars: int | None = None,
+    cost_max: int | None = None,
 ) -> Program:
     """`max_vars`: a `LimitError` when the program would have more variables (a memory bound).
     `multisets`: only designs with `Π_t (n_t + 1) ≤ multisets` (the symbolic checker's
@@ -83,6 +84,8 @@ def build(
         m.add_row(n, [t.heads for t in types], lo=heads_eq, hi=heads_eq)
     if heads_max is not None:
         m.add_row(n, [t.heads for t in types], hi=heads_max)
+    if cost_max is not None:  # attention cost Σ n_t [G:K'_t] dim W_t (theory-scale O19)
+        m.add_row(n, [t.heads * t.dim for t in types], hi=cost_max)
     if cutoff is not None:
         m.add_row(n, [objective.coef(t) for t in types], hi=cutoff)
     for si, key in enumerate(keys):

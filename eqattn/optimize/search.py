@@ -35,6 +35,7 @@ from .limits import ComputeLimits
 from .multiples import SPLIT_SHARE, Seed, split_factor, sub_problem
 from .oracle import ROUND_KEYS, CounterexampleOracle
 from .rounds import SearchResult, SearchState, drive, lp_lower, pipeline, plant_seed
+from .rounds.certificate import certificate
 from .rounds.state import Progress
 
 FIRST_CHECK_SHARE = 1 / 3  # the first check of a problem (the regular design's) counts this much as the re-check's measure
@@ -50,12 +51,13 @@ def new_state(
 ) -> SearchState:
     """The state a search starts from: no keys, no incumbent."""
     catalogue = DemandCatalogue(problem)
-    limits = ComputeLimits() if limits is None else limits
+    user = ComputeLimits() if limits is None else limits
+    limits = user.for_engines()
     h = hosting(problem)
     return SearchState(
         problem, budget, limits, h, catalogue, CounterexampleOracle(problem, catalogue),
         ScenarioBound(problem, h, catalogue.values, limits.max_heads, threads), backend=backend, threads=threads, progress=progress,
-        recheck_factor=recheck_factor, repair_always=repair_always, ms_limit=MAX_MULTISETS,
+        recheck_factor=recheck_factor, repair_always=repair_always, ms_limit=MAX_MULTISETS, cost_cap=user.cost_cap(problem),
     )
 
 
@@ -124,8 +126,12 @@ def conclude(state: SearchState) -> SearchResult:
     """The answer when the loop stopped: the final LP bound (when a limit stopped it short of
     a proof), then optimal, feasible or unknown."""
     log.debug("loop ended after %.1fs (%s); %.1fs to the end", time.perf_counter() - state.start, state.stopped, state.final_end() - time.perf_counter())
-    if state.best is not None and state.lower < state.best_units and state.stopped is not None:
+    if state.stopped is not None and (state.best is None or state.lower < state.best_units):
         state.lower = max(state.lower, lp_lower(state, ()))
+    reason = certificate(state)
+    if reason is not None:
+        state.reason = reason
+        return state.result("infeasible", None, state.lower)
     if state.best is None:
         return state.result("unknown", None, state.lower, state.stopped)
     if state.proven():

@@ -193,7 +193,7 @@ def capped_subgroups(problem: Problem, space: ScenarioSpace, h: Hosting, max_hea
             continue
         irr = irreps_of(K)
         VK = np.array(problem.restrict(K).mults, dtype=np.int64)
-        yield K, cap, VK * np.asarray(irr.es, dtype=np.int64), np.asarray(irr.dims, dtype=np.int64)
+        yield K, cap, problem.unit_costs(K), np.asarray(irr.dims, dtype=np.int64)
 
 
 def design_types(
@@ -238,12 +238,12 @@ def design_types(
     return table.subset(keep)
 
 
-def _min_fill(K, VK: np.ndarray, r: int) -> tuple[int, ...]:  # noqa: ANN001
+def _min_fill(problem: Problem, K, r: int) -> tuple[int, ...]:  # noqa: ANN001
     """The cheapest multiset of irreps of K of total dimension exactly r (cost 4 m_τ(V|K) e_τ
     per copy of τ; irreps absent from V|K are free). Ties: lower irrep index first."""
     irr = irreps_of(K)
     dims = [int(x) for x in irr.dims]
-    unit = [int(v * e) for v, e in zip(VK, irr.es)]
+    unit = [int(u) for u in problem.unit_costs(K)]
     best: list[tuple[int, tuple[int, ...]] | None] = [None] * (r + 1)
     best[0] = (0, (0,) * len(dims))
     for s in range(1, r + 1):
@@ -280,12 +280,12 @@ def constrained_types(problem: Problem, space: ScenarioSpace, h: Hosting) -> Typ
             if dim > d:
                 continue
             if d - dim not in fills:
-                fills[d - dim] = _min_fill(K, VK, d - dim)
+                fills[d - dim] = _min_fill(problem, K, d - dim)
             W = tuple(int(a + b) for a, b in zip(Wp, fills[d - dim]))
             if (K.id, W) in seen:
                 continue
             seen.add((K.id, W))
-            cost = 4 * int(np.dot(VK * irr.es, W))
+            cost = 4 * int(np.dot(problem.unit_costs(K), W))
             types.append(OrbitType(K.id, W, cost, K.index, d))
     if len(types) > MAX_TYPES:
         raise LimitError("rep", f"this problem has {len(types)} head representations of dimension d; at most {MAX_TYPES} are optimised over")
@@ -360,7 +360,7 @@ def host_slots(problem: Problem, h: Hosting, v, max_heads: int | None = None):  
             continue
         irr = irreps_of(K)
         VK = np.array(problem.restrict(K).mults, dtype=np.int64)
-        unit_cost = VK * np.asarray(irr.es, dtype=np.int64)
+        unit_cost = problem.unit_costs(K)
         dims = np.asarray(irr.dims, dtype=np.int64)
         img = h.image_matrix(v.kbar, K.id, v.P)
         unit = h.unit_supply(v.kbar, K.id)
@@ -493,7 +493,7 @@ def generated_types(
         key = (sub.id, tuple(int(x) for x in W))
         if sub.id not in prices:
             irr = irreps_of(sub)
-            prices[sub.id] = (4 * np.array(problem.restrict(sub).mults, dtype=np.int64) * np.asarray(irr.es), np.asarray(irr.dims))
+            prices[sub.id] = (4 * problem.unit_costs(sub), np.asarray(irr.dims))
         unit_cost, dims = prices[sub.id]
         cost = int(W @ unit_cost)
         if key in seen or cost <= 0 or cost > max_cost:

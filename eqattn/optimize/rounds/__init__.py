@@ -5,6 +5,8 @@ A pass runs, in this order, every round that applies until one ends it:
 
 - `Clock` (clock.py): the time and work limits; opens the pass;
 - `ScenarioBoundRound` (scenario_bound.py): the bound of single scenarios (O7);
+- `CostCertificateRound` (certificate.py): infeasible when the bound exceeds what the cost
+  cap of the compute limits allows (O19; again after the LP bound);
 - `FixedTypesRound` (fixed.py): reduced-cost fixing, the exact program's types (O13);
 - `CappedTypesRound` (capped.py): every capped type, when few enough (O2);
 - `PriceRound` (price.py): the LP bound by column generation (O10, O11);
@@ -22,6 +24,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from .capped import CappedTypesRound
+from .certificate import CostCertificateRound
 from .clock import Clock
 from .fixed import FixedTypesRound
 from .generated import GeneratedTypesRound
@@ -36,8 +39,8 @@ from .state import AGAIN, NEXT, Outcome, Round, SearchResult, SearchState, done,
 def pipeline() -> tuple[Round, ...]:
     """The rounds of one pass, in order (module docstring)."""
     return (
-        Clock(), ScenarioBoundRound(), FixedTypesRound(), CappedTypesRound(), PriceRound(), RoundedRound(), RepairRound(),
-        RoundedKeysRound(), GeneratedTypesRound(), ProgramRound(),
+        Clock(), ScenarioBoundRound(), CostCertificateRound(), FixedTypesRound(), CappedTypesRound(), PriceRound(),
+        CostCertificateRound(), RoundedRound(), RepairRound(), RoundedKeysRound(), GeneratedTypesRound(), ProgramRound(),
     )
 
 
@@ -63,6 +66,6 @@ def drive(state: SearchState, rounds: Sequence[Round]) -> SearchResult | None:
 
 __all__ = [
     "AGAIN", "NEXT", "Outcome", "Round", "SearchResult", "SearchState", "done", "drive", "lp_lower", "lp_reserve", "pipeline",
-    "plant_seed", "stop", "CappedTypesRound", "Clock", "FixedTypesRound", "GeneratedTypesRound", "PriceRound", "ProgramRound",
+    "plant_seed", "stop", "CappedTypesRound", "Clock", "CostCertificateRound", "FixedTypesRound", "GeneratedTypesRound", "PriceRound", "ProgramRound",
     "RepairRound", "RoundedKeysRound", "RoundedRound", "ScenarioBoundRound",
 ]

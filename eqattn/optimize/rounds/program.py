@@ -48,6 +48,8 @@ def copies(state: SearchState) -> list[int]:
             u = min(u, state.best_units // t.units)
         if state.limits.max_heads is not None:
             u = min(u, state.limits.max_heads // t.heads)
+        if state.limits.max_cost is not None:
+            u = min(u, state.limits.max_cost // (t.heads * t.dim))
         out.append(u)
     if state.fixed is not None:
         out = [u if b is None else min(u, b) for u, b in zip(out, state.fixed[1])]
@@ -74,7 +76,7 @@ class ProgramRound:
                 table, U, [state.keys[i] for i in sorted(state.working)], state.objective, heads_max=state.limits.max_heads,
                 multisets=state.ms_limit if restricted and state.checkable else None, max_vars=MAX_PROGRAM_VARS,
                 cutoff=None if state.best_units is None else state.best_units - 1,
-                lower=state.floor_lo if restricted and state.floor else None,
+                lower=state.floor_lo if restricted and state.floor else None, cost_max=state.limits.max_cost,
             )
         except LimitError:  # (memory) the program over every capped type: restricted rounds from now on
             if fixed is not None:  # the program over the fixed types: not again

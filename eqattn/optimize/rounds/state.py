@@ -121,6 +121,7 @@ class SearchState:
     backend: str = "highs"
     threads: int | None = None
     progress: Progress | None = None
+    cost_cap: int | None = None  # the largest attention cost of a design within the limits
     recheck_factor: float = 0.0  # the search ends earlier by this many times its check of the incumbent
     repair_always: bool = False  # repair every failing rounded design, not only on a creep
     start: float = field(default_factory=time.perf_counter)
@@ -223,7 +224,7 @@ class SearchState:
         return SearchResult(
             status, design, int(lower or 0), self.rounds, len(self.keys), self.n_types, stopped, tuple(self.keys),
             tuple(self.catalogue.values), self.best_lp, tuple(self.fixed_programs), self.best_check_s, self.seed,
-            self.oracle.unchecked, self.usage, self.reason if stopped else None,
+            self.oracle.unchecked, self.usage, self.reason if (stopped or status == "infeasible") else None,
         )
 
     def optimal(self) -> Outcome:
