@@ -82,7 +82,7 @@ def _status_notes(a: Answer, limits: ComputeLimits, total: int, verdicts: tuple)
     if a.unchecked:
         notes.append("a candidate design could not be checked within the coverage checker's limits; the search kept the best design it could check")
     if a.status == "infeasible":
-        notes.append(a.reason or "no design within the compute limits covers every clustering (proven)")
+        notes.append(f"infeasible (proven): {a.reason}")
     elif a.status == "unknown":
         notes.append("no covering design within the compute limits was found before the limit")
     if a.status in ("feasible", "unknown") and a.stopped == "solver_error" and not a.reason:
@@ -101,6 +101,11 @@ def finish(
     (SPEC §3), so without limits there is always a design."""
     verdicts: tuple = ()
     err = None
+    if a.status == "infeasible" and not a.reason:
+        a.reason = (
+            f"no design within the limits serves all of the {a.scenarios_used} scenarios met (the program over them has no "
+            "solution), so none covers every clustering"
+        )
     regular = Design.regular(problem)
     if a.design is None and a.status == "unknown" and limits.admits(regular):
         a.design, a.status = regular, "feasible"
