@@ -1,8 +1,11 @@
 """The budget of one optimiser call and the work it has used (docs/theory-scale.md O5).
 
 A `Budget` is a frozen value passed down: when the call started, its time limit, the end no
-program or repair may pass (`hard_end`), and the optional work limit (solver branch-and-bound
-nodes, summed over every program of the call: a deterministic limit). What was spent is a
+program or repair may pass (`hard_end`), and the optional work limit, a deterministic limit
+on the solver work of the whole call: one unit per branch-and-bound node of a program and
+per LP_ITERATIONS_PER_UNIT simplex iterations of the LP bound (its pricing nodes included).
+Under a work limit every step that would otherwise take a share of the clock runs to the
+work it needs instead, so two runs that the clock does not stop give the same answer. What was spent is a
 `Usage` tally owned by the search; a solver answer carries its own time and nodes, and the
 search adds them (`Usage.add`), so no solver writes into shared state.
 
@@ -51,6 +54,9 @@ class Budget:
         return left is not None and left <= 0
 
 
+LP_ITERATIONS_PER_UNIT = 100  # simplex iterations counted as one unit of work
+
+
 @dataclass
 class Usage:
     """What a search has spent: solver nodes (the work), solver and check seconds, solves."""
@@ -59,6 +65,7 @@ class Usage:
     solver_time: float = 0.0
     check_time: float = 0.0
     solves: int = 0
+    lp_iterations: int = 0
 
     def add(self, sol: solver.Solution) -> solver.Solution:
         """Count one solver answer (its own nodes and seconds); returns it."""
@@ -67,12 +74,18 @@ class Usage:
         self.solves += 1
         return sol
 
+    def add_lp(self, iterations: int) -> None:
+        """Count the LP bound's simplex iterations and pricing nodes."""
+        self.lp_iterations += iterations
+        self.work += iterations // LP_ITERATIONS_PER_UNIT
+
     def absorb(self, other: "Usage") -> None:
         """Add a sub-search's tally."""
         self.work += other.work
         self.solver_time += other.solver_time
         self.check_time += other.check_time
         self.solves += other.solves
+        self.lp_iterations += other.lp_iterations
 
 
 def solve_within(

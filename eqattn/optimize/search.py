@@ -56,7 +56,7 @@ def new_state(
     h = hosting(problem)
     return SearchState(
         problem, budget, limits, h, catalogue, CounterexampleOracle(problem, catalogue),
-        ScenarioBound(problem, h, catalogue.values, limits.max_heads, threads), backend=backend, threads=threads, progress=progress,
+        ScenarioBound(problem, h, catalogue.values, limits.max_heads, threads, deterministic=budget.work_limit is not None), backend=backend, threads=threads, progress=progress,
         recheck_factor=recheck_factor, repair_always=repair_always, ms_limit=MAX_MULTISETS, cost_cap=user.cost_cap(problem),
     )
 

@@ -83,6 +83,7 @@ class Solution:
     nodes: int = 0  # branch-and-bound nodes the solver explored (the work a work limit counts)
     stopped: str | None = None  # "time" | "work" when that limit stopped the solver before a proof; "error": the solver failed
     reason: str | None = None  # one line when the solver failed (status "unknown", no bound)
+    work: int = 0  # simplex iterations plus branch-and-bound nodes (deterministic)
 
 
 # ----- HiGHS ---------------------------------------------------------------------------------
@@ -260,6 +261,7 @@ class LinearSolution:
     values: np.ndarray | None
     row_duals: np.ndarray | None
     reason: str | None = None  # one line when the solver failed (status "unknown", no bound)
+    work: int = 0  # simplex iterations plus branch-and-bound nodes (deterministic)
 
 
 def solve_linear(
@@ -271,6 +273,7 @@ def solve_linear(
     maximize: bool = False,
     time_limit: float | None = None,
     threads: int | None = None,
+    node_limit: int | None = None,
 ) -> LinearSolution:
     """A linear (or mixed-integer, where `integer` says) program with real data, by HiGHS:
     the LP bound of the optimiser (lp_bound.py) needs row duals and real coefficients.
@@ -287,6 +290,8 @@ def solve_linear(
     if any(integer):  # the proven bound is what callers use: no relative gap tolerance
         h.setOptionValue("mip_rel_gap", 0.0)
         h.setOptionValue("mip_abs_gap", 1e-7)
+        if node_limit is not None:
+            h.setOptionValue("mip_max_nodes", max(int(node_limit), 1))
     h.passModel(_highs_lp(cost, lb, ub, rows, integer, maximize))
     worst = float("inf") if maximize else -float("inf")
     if h.run() == highspy.HighsStatus.kError:
@@ -309,4 +314,5 @@ def solve_linear(
         status = "feasible" if values is not None else "unknown"
         bound = float(info.mip_dual_bound) if mip and np.isfinite(info.mip_dual_bound) else worst
     duals = np.asarray(sol.row_dual, dtype=float) if (not mip and status == "optimal" and sol.dual_valid) else None
-    return LinearSolution(status, obj, bound, values, duals)
+    work = max(0, int(info.simplex_iteration_count)) + (max(0, int(info.mip_node_count)) if mip else 0)
+    return LinearSolution(status, obj, bound, values, duals, None, work)

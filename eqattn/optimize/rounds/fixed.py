@@ -34,7 +34,8 @@ class FixedTypesRound:
     def run(self, state: SearchState) -> Outcome:
         if state.lp_done is not None and state.lp_done[0] < len(state.keys) and state.fixed_memo[1] is not None:
             now = time.perf_counter()
-            lp_lower(state, (), now + 0.25 * max(state.deadline - now, 0.0))  # a tighter certificate
+            share = state.deadline if state.budget.work_limit is not None else now + 0.25 * max(state.deadline - now, 0.0)
+            lp_lower(state, (), share)  # a tighter certificate (under a work limit: no share of the clock)
         assert state.best_lp is not None and state.best_units is not None
         lp = state.best_lp[1]
         memo_key = (id(lp), state.best_units, len(state.catalogue.values))

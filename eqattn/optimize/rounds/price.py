@@ -10,6 +10,7 @@ import logging
 import time
 from typing import Iterable
 
+from ..budget import LP_ITERATIONS_PER_UNIT
 from ..lp_bound import lp_bound
 from ..types import cheapest_hosts
 from .state import NEXT, Outcome, SearchState
@@ -27,10 +28,13 @@ def lp_lower(state: SearchState, columns: Iterable, until: float | None = None) 
         return 0
     hosts = sorted({(k[1], tuple(int(x) for x in W)) for k, W in state.hosts_memo.items() if W is not None})
     lim = state.limits
+    left = state.budget.work_left(state.usage)
     res = lp_bound(
         state.problem, state.h, state.catalogue.values, state.keys, list(columns) + sorted(state.extra), until, lim.max_heads,
         lim.max_head_dim, state.threads, candidates=hosts, active=state.lp_active,
+        work_limit=None if left is None else max(left, 0) * LP_ITERATIONS_PER_UNIT,
     )
+    state.usage.add_lp(res.work)
     state.lp_done = (len(state.keys), res.converged)
     state.last_lp = res
     if res.converged:

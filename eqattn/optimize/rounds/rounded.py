@@ -80,7 +80,7 @@ class RepairRound:
         assert state.miss is not None and state.best_units is not None
         cand, added, before = state.miss
         now = time.perf_counter()
-        until = min(state.deadline, now + REPAIR_SHARE * max(state.deadline - now, 0.0))
+        until = state.deadline if state.budget.work_limit is not None else min(state.deadline, now + REPAIR_SHARE * max(state.deadline - now, 0.0))
         repaired, more = state.oracle.repair(cand, before, until, state.best_units, state.limits.max_head_dim)
         known = set(state.keys)
         added += [k for k in dict.fromkeys(more) if k not in known and k not in added]
