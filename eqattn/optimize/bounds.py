@@ -1,4 +1,4 @@
-"""Scenario bounds: a lower bound of the optimum that needs no list of orbit types (issue 9;
+"""Scenario bounds: a lower bound of the optimum that needs no list of head types (
 docs/theory-scale.md O9).
 
 In a scenario the demands are met by *disjoint* sets of design orbits (SPEC §4.5), and
@@ -29,7 +29,7 @@ from ..attention import Problem
 from ..attention.assignment import Demand
 from ..attention.hosting import Hosting
 from . import solver
-from .types import host_slots
+from .hosts import host_slots
 
 DEMAND_NODES = 1000  # branch-and-bound nodes of one demand's bound under a work limit (deterministic)
 

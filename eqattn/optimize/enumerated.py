@@ -17,7 +17,7 @@ from .lazy import Context, Progress, lazy
 from .limits import ComputeLimits
 from .program import Objective
 from .result import ConstrainedResult, to_design
-from .types import caps, constrained_types, copy_bounds, design_types
+from .type_sets import caps, constrained_types, copy_bounds, design_types
 
 SETUP_SHARE = 0.5  # of the time limit for building the types' host tables (LimitError past it)
 SETUP_MIN_S = 10.0

@@ -19,7 +19,7 @@ from .budget import Budget, Usage, solve_within
 from .program import Objective, build, hint
 from ..attention.hosting import hosting
 from .separation import ScenarioSpace
-from .types import TypeTable
+from .head_types import TypeTable
 
 ROUND_ADD = 40  # violated scenarios added per round
 SEPARATION_COLLECT = 400  # stop scanning for violated scenarios after this many

@@ -1,5 +1,5 @@
 """The LP bound: the linear relaxation of the optimiser's program over *every* orbit type,
-by column generation (issue 9; docs/theory-scale.md O11).
+by column generation (docs/theory-scale.md O11).
 
 The program of a round (program.py) over a scenario set `S` and all types `t = (K', W)`,
 `0 < W ≤ V|K'`, is a relaxation of the covering problem (Lemma O1), so its linear relaxation
@@ -40,7 +40,7 @@ from ..attention import Problem
 from ..attention.assignment import Demand
 from ..attention.hosting import Hosting
 from . import solver
-from .types import Slot, box, host_slots
+from .hosts import Slot, box, host_slots
 
 MAX_ROUNDS = 200  # column-generation rounds in one call (quick and exact pricing rounds)
 QUICK_COLUMNS = 3  # columns added per subgroup by one quick pricing round

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import LimitError
 from . import solver
-from .types import OrbitType, TypeTable
+from .head_types import HeadType, TypeTable
 
 
 @dataclass
@@ -32,7 +32,7 @@ class Objective:
 
     weight: int  # 0: cost only
 
-    def coef(self, t: OrbitType) -> int:
+    def coef(self, t: HeadType) -> int:
         return t.units if self.weight == 0 else t.units * self.weight + t.heads
 
     def units(self, value: float) -> float:

@@ -8,7 +8,7 @@ from ..attention import Design, DesignOrbit, Problem
 from ..attention.clusterings import count_clusterings
 from ..reps import Rep
 from .limits import attention_cost
-from .types import TypeTable
+from .head_types import TypeTable
 
 
 @dataclass

@@ -27,7 +27,7 @@ from eqattn.optimize.budget import Budget
 from eqattn.optimize.rounds import capped, fixed
 from eqattn.optimize.separation import ScenarioSpace
 from eqattn.optimize.search import search
-from eqattn.optimize.types import copy_bounds, design_types
+from eqattn.optimize.type_sets import copy_bounds, design_types
 
 ROWS = (SAMPLE + LARGER)[::2]
 

@@ -28,7 +28,7 @@ from eqattn.optimize.budget import Budget
 from eqattn.optimize.catalogue import DemandCatalogue
 from eqattn.optimize.rounds.capped import FULL_TYPES
 from eqattn.optimize.search import search
-from eqattn.optimize.types import design_types
+from eqattn.optimize.type_sets import design_types
 from eqattn.reps import irreps_of
 
 ROWS = [

@@ -14,7 +14,7 @@ from eqattn.attention import Design, DesignOrbit, Problem, check_coverage
 from eqattn.optimize import optimize
 from eqattn.attention.hosting import hosting
 from eqattn.optimize.separation import ScenarioSpace
-from eqattn.optimize.types import OrbitType, TypeTable
+from eqattn.optimize.head_types import HeadType, TypeTable
 from eqattn.errors import InputError
 from eqattn.numeric import verify_design
 from eqattn.reps import Rep, irreps_of
@@ -204,7 +204,7 @@ def test_separation_agrees_with_checker(group, rep, heads, head_dim):
     p = Problem.create(group, rep, heads, head_dim)
     space = ScenarioSpace(p)
     types = all_types(p)
-    table = TypeTable(p, space, hosting(p), [OrbitType(o.sub.id, o.W.mults, c, o.heads, o.head_dim) for c, o in types])
+    table = TypeTable(p, space, hosting(p), [HeadType(o.sub.id, o.W.mults, c, o.heads, o.head_dim) for c, o in types])
     rng = np.random.default_rng(1)
     verdicts = set()
     for _ in range(25):

@@ -10,7 +10,7 @@ from eqattn.attention.hosting import hosting
 from eqattn.optimize import solver
 from eqattn.optimize.program import Objective, build
 from eqattn.optimize.separation import ScenarioSpace
-from eqattn.optimize.types import copy_bounds, design_types
+from eqattn.optimize.type_sets import copy_bounds, design_types
 
 
 def _counts(sol: solver.Solution, prog) -> list[int]:  # noqa: ANN001

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 
 from ...errors import LimitError
-from ..types import design_types
+from ..type_sets import design_types
 from .state import NEXT, Outcome, SearchState, stop
 
 FULL_TYPES = 1000  # capped types past which the restricted rounds (LP columns, cheapest hosts) run first

@@ -6,7 +6,7 @@ candidates, not bounds: the type set is not complete.
 
 from __future__ import annotations
 
-from ..types import generated_types
+from ..type_sets import generated_types
 from .state import NEXT, Outcome, SearchState
 
 

@@ -12,7 +12,7 @@ from typing import Iterable
 
 from ..budget import LP_ITERATIONS_PER_UNIT
 from ..lp_bound import lp_bound
-from ..types import cheapest_hosts
+from ..hosts import cheapest_hosts
 from .state import NEXT, Outcome, SearchState
 
 log = logging.getLogger("eqattn.optimize")

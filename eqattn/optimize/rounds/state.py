@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from ..lp_bound import LPBound
     from ..multiples import Seed
     from ..solver import Model, Solution
-    from ..types import TypeTable
+    from ..head_types import TypeTable
 
 LOOP_SHARE = 0.8  # of the time for the loop's programs and checks, until an LP bound has been timed; the rest is kept for the final LP bound
 LP_RESERVE = 1.0  # ... then the loop runs until the final deadline less this many times the last LP bound's time

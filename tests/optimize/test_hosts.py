@@ -1,4 +1,4 @@
-"""The cheapest host of a demand through one slot (eqattn/optimize/types.py `cheapest_host`):
+"""The cheapest host of a demand through one slot (eqattn/optimize/hosts.py `cheapest_host`):
 the shortcut (W = P^a) and the enumeration of the box P^a ≤ W ≤ V|K' agree with the integer
 program on every slot of every demand value met on a few problems, with and without a
 head-dimension cap."""
@@ -10,9 +10,9 @@ import pytest
 
 from eqattn.attention import Problem
 from eqattn.attention.hosting import hosting
-from eqattn.optimize import types
+from eqattn.optimize import hosts as types
 from eqattn.optimize.separation import ScenarioSpace
-from eqattn.optimize.types import _cheapest_host_program, cheapest_host, host_slots
+from eqattn.optimize.hosts import _cheapest_host_program, cheapest_host, host_slots
 
 
 def _feasible(slot, D, W, cap) -> bool:  # noqa: ANN001
