@@ -41,7 +41,7 @@ from ..errors import LimitError
 from ..reps import Rep, zero
 from .clusterings import MAX_CLUSTERINGS, Clustering, clusterings, count_clusterings
 from .assignment import Assignment, Demand, Host, in_value_order
-from .enumerated import DesignSearch, ScenarioResult, Verdict, check_scenario, demands_of
+from .enumerated import DesignSearch, ScenarioResult, Verdict, check_scenario, demands_of, zero_pool
 from .demands import DemandSpace
 from .design import Design
 from .hosting import hosting
@@ -192,7 +192,7 @@ class SymbolicChecker(HostingSets, DefeatedSupply, Representatives):
                     D = self.table.demand(K, b, self.top.id, 0)
                     opts.append(Option(orbit, zero(K), b, self.top.id, 0, P0, D))
                     total += np.asarray(D.mults)  # D0 as coverage.demands_of pools it
-                D0 = Rep(self.top, tuple(int(x) for x in np.minimum(total, self.problem.V.mults)))
+                D0 = zero_pool(self.problem, total)
                 cands.append(PoolPattern(tuple(opts), self._meets(self.top.id, P0, D0), D0))
             self._pool[key] = [
                 replace(pp, demand=self.demand_id(Demand(self.top.id, P0, pp.D, (), True)))
