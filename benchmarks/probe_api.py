@@ -460,38 +460,46 @@ def probe_atlas(report: dict) -> None:
         same = rows(work / "wkill" / "atlas.sqlite") == ref
         results.append(("a Dask worker SIGKILLed mid-run", p.returncode == 0 and same and victim is not None,
                         f"killed pid {victim}; exit {p.returncode}; same store as the reference: {same}"))
-        # two runs on one store
-        first = atlas(work / "two", "--workers", "0", wait=False)
+        # two runs on one store (a grid of about 30 s, so the second starts while the first runs)
+        (work / "grid-two.toml").write_text('time_limit = 30\nheads = [1, 2, 3]\nhead_dims = [1, 2, 3]\n[[group]]\nname = "D4"\nreps = ["regular"]\n')
+        first = atlas(work / "two", "--workers", "0", wait=False, grid=work / "grid-two.toml")
         lock = work / "two" / "atlas.sqlite.lock"
         t0 = time.monotonic()
         while not (lock.exists() and lock.read_text().startswith("pid")) and time.monotonic() - t0 < 120:
             time.sleep(0.05)
-        code2, o2, e2 = atlas(work / "two", "--workers", "0")
+        running = first.poll() is None
+        code2, o2, e2 = atlas(work / "two", "--workers", "0", grid=work / "grid-two.toml")
         o1, e1 = first.communicate(timeout=600)
-        same = rows(work / "two" / "atlas.sqlite") == ref
+        same = len(rows(work / "two" / "atlas.sqlite")) == 9 and running
         results.append(("two runs on one store", first.returncode == 0 and one_line(code2, e2, "error: out: another eqattn atlas run") and same,
                         f"second: exit {code2}, {e2.strip()[:110]!r}; first: exit {first.returncode}, store complete: {same}"))
         # full disk: a 64 KiB tmpfs, or a file-size limit
         full = work / "full"
         full.mkdir()
-        mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(full)], capture_output=True).returncode == 0
+        mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(full)], capture_output=True).returncode == 0
+        (work / "grid-more.toml").write_text(GRID.replace("heads = [1, 2, 3]", "heads = [1, 2, 3, 4]"))
         try:
-            if mounted:
-                (work / "grid-big.toml").write_text(GRID.replace("heads = [1, 2, 3]", "heads = [1, 2, 3, 4, 5, 6]"))
-                code, o, e = atlas(full, "--workers", "0", grid=work / "grid-big.toml")
-                how = "64 KiB tmpfs"
+            shutil.copy(work / "ref" / "atlas.sqlite", full / "atlas.sqlite")
+            before = rows(full / "atlas.sqlite")
+            if mounted:  # fill the 1 MiB tmpfs up
+                with open(full / "filler", "wb") as f:
+                    try:
+                        while True:
+                            f.write(b"\0" * 4096)
+                            f.flush()
+                    except OSError:
+                        pass
+                code, o, e = atlas(full, "--workers", "0", grid=work / "grid-more.toml")
+                how = "a full 1 MiB tmpfs"
             else:
-                shutil.copy(work / "ref" / "atlas.sqlite", full / "atlas.sqlite")
-                (work / "grid-more.toml").write_text(GRID.replace("heads = [1, 2, 3]", "heads = [1, 2, 3, 4]"))
-
                 def limit() -> None:
                     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
                     resource.setrlimit(resource.RLIMIT_FSIZE, (1, resource.RLIM_INFINITY))
                 code, o, e = atlas(full, "--workers", "0", preexec=limit, grid=work / "grid-more.toml")
-                how = "file-size limit"
+                how = "a file-size limit"
             kept = rows(full / "atlas.sqlite")
-            results.append((f"full disk ({how})", one_line(code, e, "error: out: cannot write to") and "kept" in e,
-                            f"exit {code}: {e.strip()[:150]!r}; {len(kept)} rows readable after"))
+            results.append((f"full disk ({how})", one_line(code, e, "error: out: cannot write to") and "kept" in e and kept == before,
+                            f"exit {code}: {e.strip()[:170]!r}; {len(kept)} of {len(before)} rows kept"))
         finally:
             if mounted:
                 subprocess.run(["umount", str(full)], capture_output=True)
