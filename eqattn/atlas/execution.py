@@ -117,11 +117,12 @@ def run_grid(
     path = Path(out) / STORE_NAME
     t0 = time.perf_counter()
     started = time.time()
-    with Store(path) as store:
+    with Store(path, readonly_ok=True) as store:
         store.claim()
         finished = store.finished_keys(tuple(retry))
         todo = [p.to_json() for p in grid.problems if p.key not in finished]
         if todo:
+            store.refuse_writes()  # a read-only store holding every row still reports
             store.begin_run(started, "starting", len(grid.problems), len(grid.problems) - len(todo))
         progress = Progress(len(grid.problems), len(grid.problems) - len(todo), stream=stream, quiet=quiet)
 

@@ -141,8 +141,12 @@ EXPORT_FORMATS = ("csv", "parquet")
 class Store:
     """The results table of one atlas file; use as a context manager."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, readonly_ok: bool = False) -> None:
+        """Open (or create) the store; `readonly_ok`: a store this process cannot write is
+        opened for reading (`readonly` is then True) instead of refused."""
         self.path = Path(path)
+        self.readonly = False
+        self.readonly_reason: BaseException | None = None
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(str(self.path), timeout=30)
@@ -154,11 +158,35 @@ class Store:
                 self.db.execute("ALTER TABLE results ADD COLUMN label TEXT")
             self.db.commit()
         except (OSError, sqlite3.Error) as e:
-            if isinstance(e, sqlite3.Error) and any(w in str(e) for w in ("readonly", "full", "I/O")):
+            unwritable = isinstance(e, sqlite3.Error) and any(w in str(e) for w in ("readonly", "full", "I/O"))
+            if unwritable and readonly_ok and self._open_for_reading():
+                self.readonly_reason = e
+            elif unwritable:
                 raise InputError("out", write_error_text(self.path, e, _count_readonly(self.path), before=True)) from None
-            raise InputError("out", f"cannot open the store {str(self.path)!r}: {e}") from None
+            else:
+                raise InputError("out", f"cannot open the store {str(self.path)!r}: {e}") from None
         self._lock: int | None = None
         self._run: int | None = None
+
+    def _open_for_reading(self) -> bool:
+        """A read-only connection to an existing store (immutable when even its WAL index cannot
+        be made: a read-only folder)."""
+        for uri in (f"file:{self.path}?mode=ro", f"file:{self.path}?immutable=1"):
+            try:
+                db = sqlite3.connect(uri, uri=True, timeout=30)
+                db.execute("SELECT key FROM results LIMIT 1")
+                db.execute("SELECT started_at FROM runs LIMIT 1")
+            except sqlite3.Error:
+                continue
+            self.db, self.readonly = db, True
+            return True
+        return False
+
+    def refuse_writes(self) -> None:
+        """InputError (one line, before computing) when this store was opened read-only."""
+        if self.readonly:
+            why = self.readonly_reason or sqlite3.OperationalError("attempt to write a readonly database")
+            raise InputError("out", write_error_text(self.path, why, self.count_safely(), before=True))
 
     # ------------------------------------------------------------------ one run at a time
     def claim(self) -> None:

@@ -197,6 +197,32 @@ def _obey_file_modes() -> None:
             raise OSError(ctypes.get_errno(), "PR_CAPBSET_DROP")
 
 
+def test_a_read_only_store_holding_every_row_still_runs():
+    """Nothing to compute: the run reads the store and says so (it failed writing its run
+    record); the report, which cannot be written beside it, is one line."""
+    work = Path(tempfile.mkdtemp(prefix="eqattn-ro-"))
+    try:
+        os.chmod(work, 0o755)
+        run_grid(parse_grid(ONE), work, workers=0, quiet=True)
+        for f in work.iterdir():
+            os.chmod(f, 0o444 if f.is_file() else 0o555)
+        os.chmod(work, 0o555)
+        script = ("import json\nfrom eqattn.atlas import parse_grid, run_grid, write_report\nfrom eqattn.errors import InputError\n"
+                  f"s = run_grid(parse_grid({ONE!r}), {str(work)!r}, workers=0, quiet=True)\nprint(json.dumps(s.to_json()))\n"
+                  f"try:\n    write_report({str(work / 'atlas.sqlite')!r}, {str(work / 'atlas.md')!r})\n"
+                  "except InputError as e:\n    print(e.field, e.message)\n")
+        r = subprocess.run([sys.executable, "-c", script], env={**os.environ, "PYTHONPATH": str(ROOT),
+                           "MPLCONFIGDIR": tempfile.mkdtemp(prefix="eqattn-mpl-")}, capture_output=True, text=True,
+                           timeout=120, preexec_fn=_obey_file_modes)
+        assert r.returncode == 0, r.stderr
+        summary, report = r.stdout.splitlines()
+        assert json.loads(summary)["skipped"] == 1 and json.loads(summary)["computed"] == 0
+        assert report.startswith("out cannot write the report ") and "the store is unchanged" in report, report
+    finally:
+        os.chmod(work, 0o755)
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def _file_size_limit(limit: int):  # noqa: ANN202
     def apply() -> None:
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG) instead of killing
