@@ -482,13 +482,14 @@ def probe_atlas(report: dict) -> None:
             shutil.copy(work / "ref" / "atlas.sqlite", full / "atlas.sqlite")
             before = rows(full / "atlas.sqlite")
             if mounted:  # fill the 1 MiB tmpfs up
-                with open(full / "filler", "wb") as f:
-                    try:
-                        while True:
-                            f.write(b"\0" * 4096)
-                            f.flush()
-                    except OSError:
+                fd = os.open(str(full / "filler"), os.O_WRONLY | os.O_CREAT)
+                try:
+                    while os.write(fd, b"\0" * 4096):
                         pass
+                except OSError:
+                    pass
+                finally:
+                    os.close(fd)
                 code, o, e = atlas(full, "--workers", "0", grid=work / "grid-more.toml")
                 how = "a full 1 MiB tmpfs"
             else:
