@@ -7,7 +7,7 @@ OpenAPI schema, checks: no 5xx, status codes, content types, response schemas, A
 schema-violating requests rejected) once per seed with EQATTN_FUZZ_EXAMPLES examples per
 operation and mode, and prints each seed's requests and statuses and the total. Exit status 0
 only when every seed passed (0 x 5xx, 0 non-conformant). `make test` runs the same file with
-one seed and 15 examples.
+one seed and 6 examples.
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ from schemathesis.specs.openapi.checks import (
 from eqattn.api.app import create_app
 from eqattn.api.engine import Engine
 
-EXAMPLES = int(os.environ.get("EQATTN_FUZZ_EXAMPLES", "15"))  # per operation and mode: about 400 requests in all
+EXAMPLES = int(os.environ.get("EQATTN_FUZZ_EXAMPLES", "6"))  # per operation and mode, with the boundary-value phase: about 900 requests
 SEED = int(os.environ.get("EQATTN_FUZZ_SEED", "20261130"))
 APP = create_app(Engine(heavy=2, light=2, search=1, deadline_s=20.0))
 with warnings.catch_warnings():
