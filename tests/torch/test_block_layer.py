@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import torch
-from eqtorch_cases import reference_attention
+from .eqtorch_cases import reference_attention
 
 from eqattn.attention import Design, Problem, check_report
 from eqattn.numeric import realize_design
