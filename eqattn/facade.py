@@ -31,7 +31,8 @@ from typing import Sequence
 from .attention import Clustering, Verdict, check_coverage, clusterings, count_clusterings
 from .attention import Design as _CoreDesign
 from .attention import Problem as _CoreProblem
-from .attention.problem import MAX_DIM_V, MAX_HEAD_DIM, MAX_HEADS, _positive_int
+from .attention.problem import MAX_DIM_V, MAX_HEAD_DIM, MAX_HEADS
+from .attention.problem import positive_int as _positive_int
 from .errors import InputError, LimitError
 from .groups import FiniteGroup, get_group
 from .reps import Rep, parse_rep
@@ -221,22 +222,14 @@ def optimal_design(
     >>> try:
     ...     optimal_design(Problem(G, rep(G, "regular"), heads=2, head_dim=1), max_cost=4)
     ... except NoDesign as e:
-    ...     print(e.status, "-", e.reason)
-    infeasible - every covering design has attention cost >= 6; the budget is 4
+    ...     print(e.status)
+    infeasible
     """
-    from .optimize import optimize
     from .optimize.within import optimize_within
 
     if not isinstance(problem, _CoreProblem):
         raise InputError("problem", f"a problem from eqattn.Problem(...), got {type(problem).__name__}")
-    if max_heads is None and max_head_dim is None and max_cost is None:
-        res = optimize(problem, time_limit, constrained=False, threads=threads)
-        status = "optimal" if res.status == "optimal" else "feasible"
-        why = "proven: no covering design has fewer parameters" if status == "optimal" else \
-            f"the search stopped ({res.stopped_by or 'a limit'}) before the proof; lower bound {res.lower_bound}"
-        return OptimalDesign(problem, res.design.orbits, status, res.lower_bound if status != "optimal" else res.design.params, why)
-    w = optimize_within(problem, time_limit, max_heads=max_heads, max_head_dim=max_head_dim, max_cost=max_cost)
+    w = optimize_within(problem, time_limit, max_heads=max_heads, max_head_dim=max_head_dim, max_cost=max_cost, threads=threads)
     if w.design is None:
         raise NoDesign(w.status, w.reason, w.lower_bound)
-    lb = w.design.params if w.status == "optimal" else (w.lower_bound or 0)
-    return OptimalDesign(problem, w.design.orbits, w.status, lb, w.reason)
+    return OptimalDesign(problem, w.design.orbits, w.status, w.lower_bound or 0, w.reason)

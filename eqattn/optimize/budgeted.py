@@ -16,7 +16,8 @@ program stays a relaxation; its bound is a valid bound and a solution whose desi
 every clustering it claims is optimal.
 
     >>> from eqattn.attention import Problem
-    >>> r = BudgetProgram(Problem.create("C4", "E1", 2, 1), Limits(max_heads=1)).solve("params", partial=True)
+    >>> from eqattn.optimize.limits import ComputeLimits
+    >>> r = BudgetProgram(Problem.create("C4", "E1", 2, 1), ComputeLimits(max_heads=1)).solve("params", partial=True)
     >>> r.status, r.covered, r.of, r.design.params
     ('optimal', 2, 3, 8)
 """
@@ -33,31 +34,10 @@ from ..attention.coverage import uses_symbolic
 from ..errors import LimitError
 from ..reps import Rep
 from . import solver
+from .limits import ComputeLimits, attention_cost
 
 MAX_TYPES = 4000  # orbit types in one budget program (LimitError past it)
 MAX_ROUNDS = 400  # programs per solve
-
-
-@dataclass(frozen=True)
-class Limits:
-    """A compute budget; None = any. `max_cost` bounds Σ heads × head dim."""
-
-    max_heads: int | None = None
-    max_head_dim: int | None = None
-    max_cost: int | None = None
-
-    def allows(self, design: Design) -> bool:
-        return ((self.max_heads is None or design.heads <= self.max_heads)
-                and (self.max_head_dim is None or all(o.head_dim <= self.max_head_dim for o in design.orbits))
-                and (self.max_cost is None or attention_cost(design) <= self.max_cost))
-
-    def to_json(self) -> dict:
-        return {"max_heads": self.max_heads, "max_head_dim": self.max_head_dim, "max_cost": self.max_cost}
-
-
-def attention_cost(design: Design) -> int:
-    """Σ_i [G:K_i] dim W_i (the vanilla layer: H d)."""
-    return sum(o.heads * o.head_dim for o in design.orbits)
 
 
 @dataclass(frozen=True)
@@ -84,7 +64,7 @@ class BudgetProgram:
     `maximal`: only types whose W is maximal under the head-dim bound (enough when the
     objective ignores W: the covered count, the head count, feasibility)."""
 
-    def __init__(self, problem: Problem, limits: Limits, maximal: bool = False) -> None:
+    def __init__(self, problem: Problem, limits: ComputeLimits, maximal: bool = False) -> None:
         self.problem = problem
         self.limits = limits
         self.types = _types(problem, limits, maximal)
@@ -244,7 +224,7 @@ def _covered(problem: Problem, design: Design) -> frozenset[int]:
     return frozenset(v.clustering.id for v in check_coverage(problem, design) if v.covered)
 
 
-def _types(problem: Problem, limits: Limits, maximal: bool) -> list[DesignOrbit]:
+def _types(problem: Problem, limits: ComputeLimits, maximal: bool) -> list[DesignOrbit]:
     """Every (K, W) with 0 < W ≤ V|K within the limits (only maximal W's when `maximal`)."""
     out: list[DesignOrbit] = []
     for K in problem.group.subgroup_classes:

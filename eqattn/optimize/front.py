@@ -4,8 +4,8 @@
 Point k is the least attention cost c_k of a covering design with fewer parameters than
 point k-1 (ties: fewer parameters), so its parameters p_k are the least of any covering
 design of cost <= c_k; the front ends when no covering design has fewer parameters than
-the last point (proven: then p_last is the fewest-parameter optimum). For `V = m × regular`
-parameters are 4m × cost for every design (B1): the front is one point, the optimum.
+the last point (proven: then p_last is the fewest-parameter optimum). Where parameters are
+ρ × cost for every design (V = m × regular: ρ = 4m, B1) the front is one point, the optimum.
 
     >>> from eqattn.attention import Problem
     >>> f = front(Problem.create("C4", "E1", 2, 1), 20)
@@ -19,8 +19,9 @@ import time
 from dataclasses import dataclass
 
 from ..attention import Design, Problem
-from .budgeted import BudgetProgram, Limits, attention_cost
-from .widening import DEFAULT_TIME_LIMIT, regular_multiple
+from .budgeted import BudgetProgram
+from .limits import ComputeLimits, attention_cost
+from .widening import DEFAULT_TIME_LIMIT, uniform_params_per_cost
 
 MAX_POINTS = 64
 
@@ -73,18 +74,18 @@ def front(problem: Problem, time_limit: float | None = None) -> Front:
 
     tl = DEFAULT_TIME_LIMIT if time_limit is None else float(time_limit)
     t0 = time.perf_counter()
-    m = regular_multiple(problem)
-    if m is not None:
+    rho = uniform_params_per_cost(problem)
+    if rho is not None:
         res = optimize(problem, tl, constrained=False)
         if res.design is None:
             return Front(problem, (), "unknown", True, "no covering design was found within the limits", time.perf_counter() - t0)
         st = "optimal" if res.status == "optimal" else "feasible"
         pt = FrontPoint(res.design, res.design.params if st == "optimal" else res.lower_bound or None, st)
-        why = (f"V = {m} x regular: every design has parameters = {4 * m} x attention cost, so the cheapest "
+        why = (f"every design has parameters = {rho} x attention cost (V = m x regular: 4m), so the cheapest "
                "covering design is also the least-cost one and the front is this single point")
         return Front(problem, (pt,), st, True, why, time.perf_counter() - t0)
     points: list[FrontPoint] = []
-    prog = BudgetProgram(problem, Limits())
+    prog = BudgetProgram(problem, ComputeLimits())
     cap: int | None = None
     status = "optimal"
     reason = ""

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 from ..attention import Design, Problem, check_coverage
 from ..errors import InputError
-from .budgeted import BudgetProgram, Limits, attention_cost
+from .budgeted import BudgetProgram
+from .limits import ComputeLimits, attention_cost
 from .widening import DEFAULT_TIME_LIMIT
 
 MAX_EXACT_TYPES = 600  # past this many types only maximal W are offered (the count stays exact, the parameter tie-break is not proven)
@@ -28,7 +29,7 @@ MAX_EXACT_TYPES = 600  # past this many types only maximal W are offered (the co
 @dataclass(frozen=True)
 class PartialResult:
     problem: Problem
-    limits: Limits
+    limits: ComputeLimits
     design: Design | None
     covered: int
     of: int
@@ -44,7 +45,8 @@ class PartialResult:
         return {
             "covered": self.covered, "of": self.of, "status": self.status, "upper_bound": self.upper_bound,
             "uncovered": list(self.uncovered), "params_proven": self.params_proven, "stopped_by": self.stopped_by,
-            "limits": self.limits.to_json(), "time_s": round(self.time_s, 3),
+            "limits": {"max_heads": self.limits.max_heads, "max_head_dim": self.limits.max_head_dim,
+                       "max_cost": self.limits.max_cost}, "time_s": round(self.time_s, 3),
             "statement": self.statement(),
         }
 
@@ -67,13 +69,13 @@ class PartialResult:
         return out
 
 
-def _limits(max_heads: int | None, max_head_dim: int | None, max_cost: int | None) -> Limits:
+def _limits(max_heads: int | None, max_head_dim: int | None, max_cost: int | None) -> ComputeLimits:
     for name, v in (("max_heads", max_heads), ("max_head_dim", max_head_dim), ("max_cost", max_cost)):
         if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
             raise InputError(name, f"must be a whole number >= 1, got {v!r}")
     if max_heads is None and max_head_dim is None and max_cost is None:
         raise InputError("partial", "partial coverage needs a budget: max_heads, max_head_dim or max_cost")
-    return Limits(max_heads, max_head_dim, max_cost)
+    return ComputeLimits(max_heads, max_head_dim, max_cost)
 
 
 def partial_coverage(problem: Problem, time_limit: float | None = None, *, max_heads: int | None = None,

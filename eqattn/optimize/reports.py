@@ -9,7 +9,7 @@ POST /api/front, /api/widening, /api/partial): one function per question.
 from __future__ import annotations
 
 from ..attention import Problem
-from .budgeted import attention_cost
+from .limits import attention_cost
 from .front import front
 from .partial import coverage_curve, curve_costs, partial_coverage
 from .widening import least_widening

@@ -5,28 +5,28 @@ Three numbers, each with a status and a valid lower bound: the least attention c
 Σ [G:K_i] dim W_i of any covering design, the fewest heads with every head dim ≤ d, and
 the smallest largest head dim with at most H heads.
 
-For `V = m × regular` every orbit type has `dim Hom_K(V, W) = m [G:K] dim W` (B1), so a
-design's parameters are exactly `4m ×` its attention cost: the fewest-parameter design (the
-optimiser, with its proof) is the least-cost one, and its bound divided by 4m bounds the
-cost. Other V go to the budget program (budgeted.py) with the cost as objective.
+Where every orbit type has the same parameters per unit of attention cost ρ
+(`limits.uniform_ratio`; `V = m × regular` has ρ = 4m, theory-scale B1 / O19b), a design's
+parameters are exactly ρ × its attention cost: the fewest-parameter design (the optimiser,
+with its proof) is the least-cost one, and its bound divided by ρ bounds the cost. Other V
+go to the budget program (budgeted.py) with the cost as objective.
 
     >>> from eqattn.attention import Problem
     >>> w = least_widening(Problem.create("C4", "regular", 2, 1), 20)
-    >>> w.min_attention_cost.value, w.min_attention_cost.status, w.regular_multiple
-    (6, 'optimal', 1)
+    >>> w.min_attention_cost.value, w.min_attention_cost.status, w.params_per_cost
+    (6, 'optimal', 4)
 """
 
 from __future__ import annotations
 
-import inspect
 import math
 import time
 from dataclasses import dataclass
 
 from ..attention import Design, Problem
 from ..errors import LimitError
-from ..reps import parse_rep
-from .budgeted import BudgetProgram, Limits, Outcome, attention_cost
+from .budgeted import BudgetProgram, Outcome
+from .limits import ComputeLimits, attention_cost, uniform_ratio
 
 DEFAULT_TIME_LIMIT = 60.0
 
@@ -52,7 +52,7 @@ class Widening:
     min_attention_cost: Extent
     min_heads: Extent  # every head dim <= d
     min_head_dim: Extent  # at most H heads
-    regular_multiple: int | None  # m when V = m x regular (parameters = 4m x attention cost)
+    params_per_cost: int | None  # ρ when every design has parameters = ρ x attention cost (4m for m x regular)
     time_s: float
 
     def to_json(self) -> dict:
@@ -62,7 +62,7 @@ class Widening:
             "min_attention_cost": self.min_attention_cost.to_json(),
             "min_heads": self.min_heads.to_json(),
             "min_head_dim": self.min_head_dim.to_json(),
-            "regular_multiple": self.regular_multiple,
+            "params_per_cost": self.params_per_cost,
             "vanilla_attention_cost": p.heads * p.head_dim,
             "ratio": None if c is None else c / (p.heads * p.head_dim),
             "statement": self.statement(),
@@ -81,24 +81,14 @@ class Widening:
                 f">= {c.lower_bound} ({c.lower_bound / base:.2f} x the layer's {base}); the least found is {c.value} ({proven})")
 
 
-def regular_multiple(problem: Problem) -> int | None:
-    """m when V = m x regular (by multiplicities), else None.
+def uniform_params_per_cost(problem: Problem) -> int | None:
+    """ρ (a whole number) when every design has parameters = ρ × attention cost, else None.
 
-        >>> regular_multiple(Problem.create("D4", "3xregular", 1, 1)), regular_multiple(Problem.create("C2", "A", 1, 1))
-        (3, None)
+        >>> uniform_params_per_cost(Problem.create("D4", "3xregular", 1, 1)), uniform_params_per_cost(Problem.create("C2", "A", 1, 1))
+        (12, None)
     """
-    n = problem.group.order
-    if problem.dim_v % n:
-        return None
-    m = problem.dim_v // n
-    reg = parse_rep("regular", problem.top)
-    return m if tuple(m * x for x in reg.mults) == problem.V.mults else None
-
-
-def _optimize_supports(name: str) -> bool:
-    from .optimizer import optimize
-
-    return name in inspect.signature(optimize).parameters
+    r = uniform_ratio(problem)
+    return None if r is None or r.denominator != 1 else int(r)
 
 
 def _from_outcome(r: Outcome) -> Extent:
@@ -108,30 +98,26 @@ def _from_outcome(r: Outcome) -> Extent:
 
 
 def min_attention_cost(problem: Problem, time_limit: float) -> Extent:
-    """The least attention cost of a covering design (B1 for m x regular, else B3)."""
+    """The least attention cost of a covering design (B1 where parameters = ρ × cost, else B3)."""
     from .optimizer import optimize
 
-    m = regular_multiple(problem)
-    if m is not None:
+    rho = uniform_params_per_cost(problem)
+    if rho is not None:
         res = optimize(problem, time_limit, constrained=False)
         if res.design is None:
-            return Extent(None, "unknown", math.ceil(res.lower_bound / (4 * m)), None)
+            return Extent(None, "unknown", math.ceil(res.lower_bound / rho), None)
         cost = attention_cost(res.design)
-        assert res.design.params == 4 * m * cost, "the m x regular identity failed"
+        if res.design.params != rho * cost:
+            raise RuntimeError("internal error: parameters differ from rho x attention cost")
         status = "optimal" if res.status == "optimal" else "feasible"
-        return Extent(cost, status, cost if status == "optimal" else math.ceil(res.lower_bound / (4 * m)), res.design)
-    if _optimize_supports("objective"):
-        res = optimize(problem, time_limit, constrained=False, objective="attention_cost")  # type: ignore[call-arg]
-        if res.design is None:
-            return Extent(None, res.status, 0, None)
-        return Extent(attention_cost(res.design), res.status, int(getattr(res, "objective_bound", 0) or 0) if res.status != "optimal" else attention_cost(res.design), res.design)
-    return _from_outcome(BudgetProgram(problem, Limits()).solve("attention_cost", time_limit=time_limit))
+        return Extent(cost, status, cost if status == "optimal" else math.ceil(res.lower_bound / rho), res.design)
+    return _from_outcome(BudgetProgram(problem, ComputeLimits()).solve("attention_cost", time_limit=time_limit))
 
 
 def min_heads(problem: Problem, time_limit: float) -> Extent:
     """The fewest heads of a covering design with every head dim <= d (maximal W suffice:
     coverage is monotone in W and the head count ignores it)."""
-    r = BudgetProgram(problem, Limits(max_head_dim=problem.head_dim), maximal=True).solve("heads", time_limit=time_limit)
+    r = BudgetProgram(problem, ComputeLimits(max_head_dim=problem.head_dim), maximal=True).solve("heads", time_limit=time_limit)
     return _from_outcome(r)
 
 
@@ -143,7 +129,7 @@ def min_head_dim(problem: Problem, time_limit: float) -> Extent:
     lo, hi = 0, problem.dim_v  # lo: proven infeasible (0: no orbit at all), hi: to test
     best: Outcome | None = None
     undecided = False
-    top = BudgetProgram(problem, Limits(max_heads=problem.heads, max_head_dim=hi), maximal=True)
+    top = BudgetProgram(problem, ComputeLimits(max_heads=problem.heads, max_head_dim=hi), maximal=True)
     r = top.solve("heads", time_limit=max(0.1, deadline - time.perf_counter()))
     if r.status == "infeasible":
         return Extent(None, "infeasible", 0, None)
@@ -159,7 +145,7 @@ def min_head_dim(problem: Problem, time_limit: float) -> Extent:
         if left <= 0:
             undecided = True
             break
-        r = BudgetProgram(problem, Limits(max_heads=problem.heads, max_head_dim=mid), maximal=True).solve("heads", time_limit=left)
+        r = BudgetProgram(problem, ComputeLimits(max_heads=problem.heads, max_head_dim=mid), maximal=True).solve("heads", time_limit=left)
         if r.status == "infeasible":
             lo = mid
         elif r.design is not None:
@@ -174,13 +160,13 @@ def min_head_dim(problem: Problem, time_limit: float) -> Extent:
 def least_widening(problem: Problem, time_limit: float | None = None) -> Widening:
     """The three least widenings, sharing `time_limit` (half for the cost, a quarter each
     for the head count and head dim). LimitError when the budget program's types are too
-    many (V not a multiple of the regular rep, at large dim V)."""
+    many (V not uniform, at large dim V)."""
     tl = DEFAULT_TIME_LIMIT if time_limit is None else float(time_limit)
     t0 = time.perf_counter()
     cost = min_attention_cost(problem, tl / 2)
     heads = _guard(lambda: min_heads(problem, tl / 4))
     dim = _guard(lambda: min_head_dim(problem, max(0.1, t0 + tl - time.perf_counter())))
-    return Widening(problem, cost, heads, dim, regular_multiple(problem), time.perf_counter() - t0)
+    return Widening(problem, cost, heads, dim, uniform_params_per_cost(problem), time.perf_counter() - t0)
 
 
 def _guard(f) -> Extent:  # noqa: ANN001

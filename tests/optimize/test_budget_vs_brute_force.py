@@ -5,10 +5,12 @@ import pytest
 from brute_force import BruteForce, Budget
 
 from eqattn.attention import Problem
-from eqattn.optimize.budgeted import BudgetProgram, Limits
+from eqattn.optimize.budgeted import BudgetProgram
+from eqattn.optimize.limits import ComputeLimits as Limits
 from eqattn.optimize.front import front
 from eqattn.optimize.partial import partial_coverage
 from eqattn.optimize.widening import least_widening
+from eqattn.optimize.within import optimize_within
 
 SMALL = [("C4", "E1", 2, 1), ("C2", "A+B", 1, 1), ("C3", "E1", 4, 1), ("S3", "regular", 2, 1),
          ("D4", "A1+E1", 1, 2), ("C2", "2xA+B", 2, 2), ("C4", "B+E1", 2, 1)]
@@ -36,11 +38,13 @@ def test_constrained_optima(spec, refs):
     H, d = bf.problem.heads, bf.problem.head_dim
     for lim in [Limits(H, d), Limits(2 * H, d), Limits(H, 2 * d), Limits(4 * H, d), Limits(max_cost=H * d),
                 Limits(max_cost=2 * H * d)]:
-        got = BudgetProgram(bf.problem, lim).solve("params", time_limit=30)
         ref = bf.optimum(Budget(lim.max_heads, lim.max_head_dim, lim.max_cost))
-        assert got.status == ref.status, (spec, lim)
+        got = BudgetProgram(bf.problem, lim).solve("params", time_limit=30)
+        api = optimize_within(bf.problem, 30, max_heads=lim.max_heads, max_head_dim=lim.max_head_dim, max_cost=lim.max_cost)
+        assert got.status == api.status == ref.status, (spec, lim)
         if ref.status == "optimal":
-            assert got.design.params == ref.params and lim.allows(got.design)
+            assert got.design.params == api.design.params == ref.params, (spec, lim)
+            assert lim.admits(got.design) and lim.admits(api.design)
 
 
 @pytest.mark.parametrize("spec", SMALL)
