@@ -47,7 +47,7 @@ def test_facade_status_and_no_design():
 def test_facade_unproven_says_so(monkeypatch):
     # a work limit of one solver node stops C4 2 x regular H = 2 d = 2 before the proof: the
     # design is returned (it covers) and says it is not proven, with a valid bound
-    import eqattn.optimize as opt
+    import eqattn.optimize.optimizer as opt
 
     real = opt.optimize
     monkeypatch.setattr(opt, "optimize", lambda *a, **kw: real(*a, work_limit=1, **kw))
