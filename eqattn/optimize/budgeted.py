@@ -27,12 +27,11 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from itertools import product
 
 from ..attention import Design, DesignOrbit, Problem, check_clustering, check_coverage, clusterings
 from ..attention.coverage import uses_symbolic
 from ..errors import LimitError
-from ..reps import Rep
+from ..reps import Rep, irreps_of
 from . import solver
 from .limits import ComputeLimits, attention_cost
 
@@ -225,27 +224,42 @@ def _covered(problem: Problem, design: Design) -> frozenset[int]:
 
 
 def _types(problem: Problem, limits: ComputeLimits, maximal: bool) -> list[DesignOrbit]:
-    """Every (K, W) with 0 < W ≤ V|K within the limits (only maximal W's when `maximal`)."""
+    """Every (K, W) with 0 < W ≤ V|K within the limits (only W maximal under the head-dim
+    bound when `maximal`: no irrep of V|K can be added within it). LimitError past MAX_TYPES,
+    found while listing (the listing stops there)."""
     out: list[DesignOrbit] = []
     for K in problem.group.subgroup_classes:
         if limits.max_heads is not None and K.index > limits.max_heads:
             continue
         top = problem.restrict(K).mults
-        cap = limits.max_head_dim
+        dims = irreps_of(K).dims
+        cap = sum(m * int(x) for m, x in zip(top, dims))
+        if limits.max_head_dim is not None:
+            cap = min(cap, limits.max_head_dim)
         if limits.max_cost is not None:
-            cap = min(cap if cap is not None else 1 << 30, limits.max_cost // K.index)
-        count = math.prod(m + 1 for m in top)
-        if count > 50 * MAX_TYPES and not maximal:
-            raise LimitError("max_head_dim", f"the orbit types over {K.name} are too many for the budget program")
-        ks: list[DesignOrbit] = []
-        for mults in product(*(range(m + 1) for m in top)):
-            W = Rep(K, tuple(mults))
-            if W.dim == 0 or (cap is not None and W.dim > cap):
-                continue
-            ks.append(DesignOrbit(K, W))
-        if maximal:
-            ks = [o for o in ks if not any(p is not o and o.W <= p.W and p.W != o.W for p in ks)]
-        out += ks
-        if len(out) > MAX_TYPES:
-            raise LimitError("max_head_dim", f"more than {MAX_TYPES} orbit types within the budget; give a smaller max_head_dim")
+            cap = min(cap, limits.max_cost // K.index)
+        for mults in _reps_within(top, [int(x) for x in dims], cap, maximal):
+            out.append(DesignOrbit(K, Rep(K, mults)))
+            if len(out) > MAX_TYPES:
+                raise LimitError("max_head_dim", f"more than {MAX_TYPES} head representations (K, W) fit the budget "
+                                 f"(dim V = {problem.dim_v}); the budget program lists them all: give a smaller max_head_dim "
+                                 "or a smaller problem")
     return out
+
+
+def _reps_within(top, dims: list[int], cap: int, maximal: bool):  # noqa: ANN001, ANN202 - Iterator[tuple[int, ...]]
+    """Multiplicity vectors 0 < w ≤ top with Σ w_τ dim τ ≤ cap (maximal ones only: every
+    τ with w_τ < top_τ has dim τ above what is left)."""
+    n = len(top)
+
+    def rec(i: int, left: int, acc: list[int]):  # noqa: ANN202
+        if i == n:
+            if any(acc) and (not maximal or all(w == t or d > left for w, t, d in zip(acc, top, dims))):
+                yield tuple(acc)
+            return
+        for w in range(min(top[i], left // dims[i]) + 1):
+            acc.append(w)
+            yield from rec(i + 1, left - w * dims[i], acc)
+            acc.pop()
+
+    yield from rec(0, cap, [])

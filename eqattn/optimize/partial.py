@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass
 
 from ..attention import Design, Problem, check_coverage
-from ..errors import InputError
+from ..errors import InputError, LimitError
 from .budgeted import BudgetProgram
 from .limits import ComputeLimits, attention_cost
 from .widening import DEFAULT_TIME_LIMIT
@@ -55,8 +55,9 @@ class PartialResult:
             return f"a design within this budget covers all {self.of} clusterings"
         if self.status == "optimal":
             return f"no design within this budget covers everything (proven); the best one covers {self.covered} of {self.of} clusterings"
-        return (f"the best design found within this budget covers {self.covered} of {self.of} clusterings; "
-                f"no design within it covers more than {self.upper_bound} (proven bound)")
+        bound = (f"no design within it covers more than {self.upper_bound} (proven bound)" if self.upper_bound < self.of
+                 else "no bound below all of them was proven")
+        return f"the best design found within this budget covers {self.covered} of {self.of} clusterings; {bound}"
 
     def counterexamples(self) -> list[dict]:
         """Per uncovered clustering, the scenario no assignment serves (SPEC §4.5)."""
@@ -83,8 +84,11 @@ def partial_coverage(problem: Problem, time_limit: float | None = None, *, max_h
     """The most clusterings covered within the budget, then the fewest parameters."""
     limits = _limits(max_heads, max_head_dim, max_cost)
     tl = DEFAULT_TIME_LIMIT if time_limit is None else float(time_limit)
-    prog = BudgetProgram(problem, limits)
-    exact = len(prog.types) <= MAX_EXACT_TYPES
+    try:
+        prog = BudgetProgram(problem, limits)
+        exact = len(prog.types) <= MAX_EXACT_TYPES
+    except LimitError:
+        exact = False
     if not exact:
         prog = BudgetProgram(problem, limits, maximal=True)
     r = prog.solve("params", partial=True, time_limit=tl)
