@@ -9,7 +9,7 @@ covered). Budget rows: `Σ [G:K_t] n_t ≤ max_heads`, `Σ [G:K_t] dim W_t n_t �
 `dim W_t ≤ max_head_dim` by the choice of types.
 
 Cuts: when the solver's design `x` does not cover a clustering `c` with `y_c = 1`, `x` is
-first enlarged to `x⁺ ≥ x` that still does not cover `c` (small problems), then
+first enlarged to `x⁺ ≥ x` that still does not cover `c`, then
 `Σ_t z_{t, x⁺_t + 1} ≥ y_c` is added: every design that covers `c` has some count above
 `x⁺` (coverage is monotone in the design, theory-scale B3), so the cut is valid and the
 program stays a relaxation; its bound is a valid bound and a solution whose design covers
@@ -29,7 +29,7 @@ import time
 from dataclasses import dataclass, field
 
 from ..attention import Design, DesignOrbit, Problem, check_clustering, check_coverage, clusterings
-from ..attention.coverage import uses_symbolic
+from ..attention.coverage import SMALL_DIM_V, SMALL_HEAD_DIM, SMALL_HEADS, uses_symbolic
 from ..errors import LimitError
 from ..reps import Rep, irreps_of
 from . import solver
@@ -64,6 +64,9 @@ class BudgetProgram:
     objective ignores W: the covered count, the head count, feasibility)."""
 
     def __init__(self, problem: Problem, limits: ComputeLimits, maximal: bool = False) -> None:
+        if uses_symbolic(problem):
+            raise LimitError("partial", "the budget program checks a design per round with the enumerating checker, "
+                             f"up to dim V {SMALL_DIM_V}, H {SMALL_HEADS}, d {SMALL_HEAD_DIM}; this problem is larger")
         self.problem = problem
         self.limits = limits
         self.types = _types(problem, limits, maximal)
@@ -168,10 +171,8 @@ class BudgetProgram:
 
     def _enlarge(self, counts: list[int], c, deadline: float) -> list[int]:  # noqa: ANN001 - Clustering
         """A design x⁺ ≥ counts (within the type bounds) that still does not cover `c`
-        (greedy, one type at a time; only where the enumerating checker answers quickly)."""
+        (greedy, one type at a time)."""
         up = list(counts)
-        if uses_symbolic(self.problem):
-            return up
         for t in sorted(range(len(self.types)), key=lambda t: -self.types[t].head_dim):
             if up[t] >= self.U[t] or time.perf_counter() > deadline:
                 continue

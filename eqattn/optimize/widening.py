@@ -111,7 +111,17 @@ def min_attention_cost(problem: Problem, time_limit: float) -> Extent:
             raise RuntimeError("internal error: parameters differ from rho x attention cost")
         status = "optimal" if res.status == "optimal" else "feasible"
         return Extent(cost, status, cost if status == "optimal" else math.ceil(res.lower_bound / rho), res.design)
-    return _from_outcome(BudgetProgram(problem, ComputeLimits()).solve("attention_cost", time_limit=time_limit))
+    try:
+        prog = BudgetProgram(problem, ComputeLimits())
+    except LimitError:
+        # past the budget program: the fewest-parameter design's cost, and the bound ⌈L / ρ⌉ (O19c)
+        res = optimize(problem, time_limit, constrained=False)
+        if res.design is None:
+            return Extent(None, "unknown", res.attention_cost_lower_bound, None)
+        cost = attention_cost(res.design)
+        lb = min(cost, res.attention_cost_lower_bound)
+        return Extent(cost, "optimal" if lb == cost else "feasible", lb, res.design)
+    return _from_outcome(prog.solve("attention_cost", time_limit=time_limit))
 
 
 def min_heads(problem: Problem, time_limit: float) -> Extent:
@@ -157,20 +167,53 @@ def min_head_dim(problem: Problem, time_limit: float) -> Extent:
     return Extent(hi, "feasible" if undecided else "optimal", lo + 1, best.design)
 
 
+def least_bound(problem: Problem, lo: int, hi: int, limits_at, measure, time_limit: float) -> Extent:  # noqa: ANN001
+    """The least x in (lo, hi] with a covering design within `limits_at(x)`, by bisection with
+    the optimiser (`optimize_within`: infeasible is a proof), where the budget program's types
+    are too many. Feasibility is monotone in x (the limits grow with x). `hi` must be
+    feasible or tested; `lo` is known infeasible (or 0); `measure(design)` is the x a found
+    design attains (at most the x it was asked for)."""
+    from .within import optimize_within
+
+    deadline = time.perf_counter() + time_limit
+    best = None
+    tested_hi = False
+    while hi - lo > 1 or not tested_hi:
+        mid = hi if not tested_hi else (lo + hi) // 2
+        left = deadline - time.perf_counter()
+        if left <= 0.5:
+            break
+        w = optimize_within(problem, left / 2 if tested_hi else left * 0.6, **limits_at(mid))
+        if w.status == "infeasible":
+            if not tested_hi:
+                return Extent(None, "infeasible", 0, None)
+            lo = mid
+        elif w.design is not None:
+            best, hi, tested_hi = w.design, min(mid, measure(w.design)), True
+        else:
+            break
+        tested_hi = True
+    if best is None:
+        return Extent(None, "unknown", lo + 1, None)
+    return Extent(hi, "optimal" if hi - lo == 1 else "feasible", lo + 1, best)
+
+
 def least_widening(problem: Problem, time_limit: float | None = None) -> Widening:
-    """The three least widenings, sharing `time_limit` (half for the cost, a quarter each
-    for the head count and head dim). LimitError when the budget program's types are too
-    many (V not uniform, at large dim V)."""
+    """The three least widenings within `time_limit`: the head count and head dim first (a
+    quarter each at most), the attention cost with what is left. Where the budget program's
+    types are too many, the head questions go to `least_bound` with the optimiser."""
     tl = DEFAULT_TIME_LIMIT if time_limit is None else float(time_limit)
     t0 = time.perf_counter()
-    cost = min_attention_cost(problem, tl / 2)
-    heads = _guard(lambda: min_heads(problem, tl / 4))
-    dim = _guard(lambda: min_head_dim(problem, max(0.1, t0 + tl - time.perf_counter())))
-    return Widening(problem, cost, heads, dim, uniform_params_per_cost(problem), time.perf_counter() - t0)
-
-
-def _guard(f) -> Extent:  # noqa: ANN001
+    G, H, d = problem.group.order, problem.heads, problem.head_dim
     try:
-        return f()
+        heads = min_heads(problem, tl / 4)
     except LimitError:
-        return Extent(None, "unknown", 0, None)
+        heads = least_bound(problem, 0, G * H, lambda h: {"max_heads": h, "max_head_dim": d},
+                            lambda a: a.heads, tl / 4)
+    try:
+        dim = min_head_dim(problem, tl / 4)
+    except LimitError:
+        dim = least_bound(problem, 0, problem.dim_v, lambda x: {"max_heads": H, "max_head_dim": x},
+                          lambda a: max((o.head_dim for o in a.orbits), default=0), tl / 4)
+    cost = min_attention_cost(problem, max(1.0, t0 + tl - time.perf_counter()))
+    return Widening(problem, cost, heads, dim, uniform_params_per_cost(problem), time.perf_counter() - t0)

@@ -61,7 +61,20 @@ def test_facade_unproven_says_so(monkeypatch):
 
 def test_curve_is_monotone_and_reaches_everything():
     p = Problem.create("D4", "E1", 2, 2)
-    pts = coverage_curve(p, [4, 6, 8, 10], 30)
+    pts = coverage_curve(p, [4, 6, 8, 10], 240)
     covered = [q.covered for q in pts]
     assert covered == sorted(covered) and covered[-1] == 5  # the least widening (10) covers all
     assert all(q.status == "optimal" and q.attention_cost <= q.max_cost for q in pts)
+
+
+def test_least_bound_with_the_optimiser_matches_the_budget_program():
+    # the route the head questions take past the budget program's sizes, on a small problem
+    # whose answers the exhaustive reference gives: S3 regular H = 2 d = 1 needs 8 heads at
+    # head dim 1, and no design with 2 heads covers at any head dim
+    from eqattn.optimize.widening import least_bound
+
+    p = Problem.create("S3", "regular", 2, 1)
+    h = least_bound(p, 0, 12, lambda x: {"max_heads": x, "max_head_dim": 1}, lambda a: a.heads, 60)
+    assert (h.value, h.status, h.lower_bound) == (8, "optimal", 8)
+    dim = least_bound(p, 0, 6, lambda x: {"max_heads": 2, "max_head_dim": x}, lambda a: 0, 60)
+    assert dim.status == "infeasible" and dim.value is None
