@@ -199,21 +199,23 @@ def least_bound(problem: Problem, lo: int, hi: int, limits_at, measure, time_lim
 
 
 def least_widening(problem: Problem, time_limit: float | None = None) -> Widening:
-    """The three least widenings within `time_limit`: the head count and head dim first (a
-    quarter each at most), the attention cost with what is left. Where the budget program's
-    types are too many, the head questions go to `least_bound` with the optimiser."""
+    """The three least widenings within `time_limit`: the attention cost first (60 %: the
+    headline), then the head count and the head dim (the rest, shared). Where the budget
+    program's types are too many, the head questions go to `least_bound` with the optimiser."""
     tl = DEFAULT_TIME_LIMIT if time_limit is None else float(time_limit)
     t0 = time.perf_counter()
     G, H, d = problem.group.order, problem.heads, problem.head_dim
+    cost = min_attention_cost(problem, 0.6 * tl)
+    share = max(1.0, (t0 + tl - time.perf_counter()) / 2)
     try:
-        heads = min_heads(problem, tl / 4)
+        heads = min_heads(problem, share)
     except LimitError:
         heads = least_bound(problem, 0, G * H, lambda h: {"max_heads": h, "max_head_dim": d},
-                            lambda a: a.heads, tl / 4)
+                            lambda a: a.heads, share)
+    left = max(1.0, t0 + tl - time.perf_counter())
     try:
-        dim = min_head_dim(problem, tl / 4)
+        dim = min_head_dim(problem, left)
     except LimitError:
         dim = least_bound(problem, 0, problem.dim_v, lambda x: {"max_heads": H, "max_head_dim": x},
-                          lambda a: max((o.head_dim for o in a.orbits), default=0), tl / 4)
-    cost = min_attention_cost(problem, max(1.0, t0 + tl - time.perf_counter()))
+                          lambda a: max((o.head_dim for o in a.orbits), default=0), left)
     return Widening(problem, cost, heads, dim, uniform_params_per_cost(problem), time.perf_counter() - t0)
