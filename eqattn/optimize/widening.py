@@ -27,8 +27,7 @@ from ..attention import Design, Problem
 from ..errors import LimitError
 from .budgeted import BudgetProgram, Outcome
 from .limits import ComputeLimits, attention_cost, uniform_ratio
-
-DEFAULT_TIME_LIMIT = 60.0
+from .optimizer import DEFAULT_TIME_LIMIT
 
 
 @dataclass(frozen=True)

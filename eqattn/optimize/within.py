@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..attention import Design, Problem
-from .widening import DEFAULT_TIME_LIMIT
+from .optimizer import DEFAULT_TIME_LIMIT
 
 
 @dataclass(frozen=True)
