@@ -19,6 +19,7 @@ import time
 from dataclasses import dataclass
 
 from ..attention import Design, Problem
+from ..errors import LimitError
 from .budgeted import BudgetProgram
 from .limits import ComputeLimits, attention_cost
 from .widening import DEFAULT_TIME_LIMIT, uniform_params_per_cost
@@ -85,7 +86,19 @@ def front(problem: Problem, time_limit: float | None = None) -> Front:
                "covering design is also the least-cost one and the front is this single point")
         return Front(problem, (pt,), st, True, why, time.perf_counter() - t0)
     points: list[FrontPoint] = []
-    prog = BudgetProgram(problem, ComputeLimits())
+    try:
+        prog = BudgetProgram(problem, ComputeLimits())
+    except LimitError:
+        # past the budget program: only the last point (the fewest-parameter design, with the
+        # optimiser's bound, valid for covering designs of any cost) is computed
+        res = optimize(problem, tl, constrained=False)
+        if res.design is None:
+            return Front(problem, (), "unknown", False, "no covering design was found within the limits", time.perf_counter() - t0)
+        st = "optimal" if res.status == "optimal" else "feasible"
+        pt = FrontPoint(res.design, res.design.params if st == "optimal" else res.lower_bound or None, st)
+        why = ("past the budget program's sizes only the front's last point (the fewest-parameter design) is computed; "
+               "points of lower attention cost and more parameters are not searched")
+        return Front(problem, (pt,), "feasible", False, why, time.perf_counter() - t0)
     cap: int | None = None
     status = "optimal"
     reason = ""
