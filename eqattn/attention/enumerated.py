@@ -61,6 +61,17 @@ def scenarios(problem: Problem, c: Clustering, search: "DesignSearch | None" = N
         yield tuple(opt for group in combo for opt in group)
 
 
+def zero_pool(problem: Problem, total: np.ndarray) -> Rep:
+    """The zero pool's demand D_0 = min(Σ D_j, V) over G (SPEC §4.3): the zero options'
+    demands summed, capped by V.
+
+        >>> p = Problem.create("C3", "E1", 4, 1)
+        >>> str(zero_pool(p, np.array([0, 2])))
+        'E1'
+    """
+    return Rep(problem.top, tuple(int(x) for x in np.minimum(total, problem.V.mults)))
+
+
 def demands_of(problem: Problem, options: tuple[Option, ...]) -> tuple[Demand, ...]:
     G = problem.group
     top = G.subgroup_classes[-1]
@@ -74,7 +85,7 @@ def demands_of(problem: Problem, options: tuple[Option, ...]) -> tuple[Demand, .
         elif not o.D.is_zero():
             out.append(Demand(o.kbar, o.P, o.D, (j,), False))
     if pool.any():
-        D0 = Rep(top, tuple(int(x) for x in np.minimum(pool, problem.V.mults)))
+        D0 = zero_pool(problem, pool)
         out.append(Demand(top.id, zero(top), D0, tuple(pool_orbits), True))
     return tuple(out)
 

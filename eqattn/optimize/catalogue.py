@@ -1,6 +1,7 @@
 """The demand catalogue: the demand values met so far, interned, and scenario keys (sorted
-demand ids) over them (SPEC §4.5; docs/theory-scale.md O6). The program, the type tables and
-the bounds read demands by id from `values`.
+demand ids) over them (SPEC §4.5; docs/theory-scale.md O6). Both engines intern through it
+(the enumerating one in `separation.ScenarioSpace`, the symbolic one from counterexamples);
+the program, the type tables and the bounds read demands by id from `values`.
 
     >>> from eqattn.attention import Problem
     >>> from eqattn.attention.assignment import Demand
@@ -33,6 +34,10 @@ class DemandCatalogue:
             self._ids[k] = i
             self.values.append(Demand(d.kbar, d.P, d.D, (), d.pool))
         return i
+
+    def id_of(self, d: Demand) -> int:
+        """The id of a demand value met before (KeyError otherwise)."""
+        return self._ids[d.value()]
 
     def key(self, result: ScenarioResult) -> tuple[int, ...]:
         """The scenario key (sorted demand ids) of a counterexample; demands with D = 0 need

@@ -100,7 +100,9 @@ class OptimizeResult:
             "max_head_dim": max(self.head_dims, default=0),
             "attention_cost": self.attention_cost,
             "vanilla_attention_cost": p.heads * p.head_dim,
-            "constraints": {"max_heads": self.max_heads, "max_head_dim": self.max_head_dim, "max_cost": self.max_cost},
+            # (max_cost only when set: the two head limits are always there)
+            "constraints": {"max_heads": self.max_heads, "max_head_dim": self.max_head_dim,
+                            **({} if self.max_cost is None else {"max_cost": self.max_cost})},
             "objective": self.objective,
             "reason": self.reason,
             "attention_cost_lower_bound": self.attention_cost_lower_bound,

@@ -13,7 +13,7 @@ from itertools import combinations, islice, product
 
 import numpy as np
 
-from ..attention import Problem
+from ..attention import Design, Problem
 from ..attention.hosting import Hosting
 from ..errors import LimitError
 from ..reps import irreps_of
@@ -215,7 +215,7 @@ def generated_types(
 
     Per demand value v and slot (K', a) that can host it: `cheapest_host`; then the joins
     W ∨ W' of two such types on the same K' (an orbit serving different demands in different
-    scenarios), and the regular type (C1, min(d, dim V)). Programs over these types give
+    scenarios), and the regular type (`Design.regular`). Programs over these types give
     covering designs once checked, but their bounds are NOT lower bounds of the optimum (the
     type set is not complete; docs/theory-scale.md O10). `memo` keeps the cheapest hosts
     between calls (the search calls this once per round with more demand values); `extra`
@@ -243,9 +243,9 @@ def generated_types(
         seen.add(key)
         types.append(HeadType(sub.id, key[1], cost, sub.index, dim))
 
-    triv = problem.group.subgroup_classes[0]
-    if max_heads is None or triv.index <= max_heads:  # the regular type
-        add(triv, np.array([min(problem.head_dim, problem.dim_v)]))
+    regular = Design.regular(problem).orbits[0]  # the regular type
+    if max_heads is None or regular.heads <= max_heads:
+        add(regular.sub, np.array(regular.W.mults))
     for sub, W in cheapest_hosts(problem, space, h, max_heads, max_head_dim, deadline, memo, threads) if hosts else ():
         add(sub, W)
     for sid, W in extra:

@@ -327,7 +327,7 @@ def test_profile_rows_merged_give_the_listings_hosting_sets(monkeypatch):
     listing passed 400 000 rows) every hosting-set listing equals the plain one, mask for
     mask, and the merged listing stays under a limit of 1000 rows that the plain one
     passes."""
-    import eqattn.attention.symbolic as sym
+    import eqattn.attention.hosting_sets as sym
 
     p = Problem.create("D8", "4xregular", 4, 16)
     sub = {c.name: c for c in p.group.subgroup_classes}

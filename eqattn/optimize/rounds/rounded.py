@@ -42,11 +42,10 @@ class RoundedRound:
     """Check the last LP's rounded design (once per design)."""
 
     def applies(self, state: SearchState) -> bool:
-        return state.restricted and state.table is None and state.last_lp is not None
+        return state.restricted and state.table is None
 
     def run(self, state: SearchState) -> Outcome:
-        assert state.last_lp is not None
-        cand = rounded_design(state.problem, state.last_lp.solution, state.limits.max_heads)
+        cand = None if state.last_lp is None else rounded_design(state.problem, state.last_lp.solution, state.limits.max_heads)
         if cand is not None and not state.cheaper(cand) and state.rounded_last:
             cand = None  # no incumbent in it, and the last round was one: a program's round now
         state.rounded_last = False
