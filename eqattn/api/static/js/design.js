@@ -1,12 +1,19 @@
 // Panel 2, the equivariant design: the orbit palette (one button per subgroup class K) and
 // the design's orbit cards with their multiplicity steppers.
 
-import { model, hooks } from "./store.js";
-import { repText, parseMults } from "./state.js";
+import { model } from "./store.js";
+import { designChanged } from "./flow.js";
+import { openInspector } from "./inspector.js";
+import { repText, parseMults, designKey } from "./state.js";
 import { renderErrors } from "./errors.js";
-import { readMults, setStepperErrors, clearStepperErrors } from "./vanilla.js";
+import { readMults, setStepperErrors, clearStepperErrors, checkSteppers } from "./vanilla.js";
 import { orbitDotsSvg } from "./draw.js";
 import { $, h, fmt, plural } from "./util.js";
+
+// The live counts answer the design as it is now (not an earlier one still on its way out).
+export function countsFresh() {
+  return !!model.counts && model.countsKey === designKey(model.state);
+}
 
 export function renderPalette() {
   const box = $("palette");
@@ -21,14 +28,14 @@ export function renderPalette() {
         h("span", { class: "pl-meta", text: `|K| = ${s.order} · ${plural(s.index, "head")}` })),
       h("button", { type: "button", class: "pl-inspect", "aria-label": `Inspect subgroup ${s.name}`,
                     title: `What is ${s.name}? Generators, elements, normaliser, irreps`, text: "i",
-                    onclick: () => hooks.openInspector(s.id) })));
+                    onclick: () => openInspector(s.id) })));
   }
 }
 
 export function addOrbit(id) {
   model.state.orbits.push({ subgroup: id, rep: "0" });
   renderCards();
-  hooks.designChanged(`orbit-${model.state.orbits.length - 1}`);  // with its first multiplicities: one step
+  designChanged("add-orbit");  // a step of its own: its multiplicities are the next one
   const card = $("cards").lastElementChild;
   card?.scrollIntoView({ block: "nearest" });
   const inp = card?.querySelector(".card-steppers input");
@@ -55,13 +62,13 @@ export function renderCards() {
     const sub = card.querySelector(".card-sub");
     if (s) {
       sub.append(h("button", { type: "button", class: "linkish", "aria-label": `Inspect subgroup ${s.name} of orbit ${i + 1}`,
-                               title: `What is ${s.name}?`, text: `K = ${s.name}`, onclick: () => hooks.openInspector(s.id) }),
+                               title: `What is ${s.name}?`, text: `K = ${s.name}`, onclick: () => openInspector(s.id) }),
                  `${s.name !== s.type ? ` ≅ ${s.type}` : ""} · |K| = ${s.order}`);
       card.querySelector(".card-dots").append(orbitDotsSvg(s.index));
     } else sub.textContent = "unknown subgroup";
     const steppers = card.querySelector(".card-steppers");
-    const co = model.counts?.orbits?.[i];
-    const mults = co?.multiplicities || parseMults(o.rep);
+    const co = countsFresh() ? model.counts?.orbits?.[i] : null;
+    const mults = parseMults(o.rep);
     for (const ir of s?.irreps || []) {
       const inp = h("input", { type: "number", min: 0, step: 1, value: mults[ir.label] || 0, "data-irrep": ir.label, autocomplete: "off",
                                "aria-label": `orbit ${i + 1}: multiplicity of ${ir.label} of ${s.name}`,
@@ -75,17 +82,18 @@ export function renderCards() {
     card.querySelector(".clone").onclick = () => {
       model.state.orbits.splice(i + 1, 0, { ...model.state.orbits[i] });
       renderCards();
-      hooks.designChanged("clone");
+      designChanged("clone");
       $("cards").children[i]?.querySelector(".clone")?.focus();
     };
     card.querySelector(".remove").onclick = () => {
       model.state.orbits.splice(i, 1);
       renderCards();
-      hooks.designChanged("remove");
+      designChanged("remove");
       const next = $("cards").children[Math.min(i, model.state.orbits.length - 1)];
       (next?.querySelector(".remove") || $("palette").querySelector("button"))?.focus();
     };
     list.append(card);
+    if (Object.values(mults).some((m) => typeof m !== "number")) checkSteppers(steppers.querySelectorAll("input"), `orbits[${i}]`);
   });
   if (!model.state.orbits.length) {
     list.append(h("li", { class: "empty", text: "No orbit yet. The empty design has 0 parameters and covers only the clusterings with nothing to compute." }));
@@ -96,9 +104,8 @@ export function renderCards() {
 
 function onCardStepper(i, card, s) {
   const where = `orbits[${i}]`;
-  const { mults, bad } = readMults(card.querySelectorAll(".card-steppers input"), where);
+  const { typed, bad } = readMults(card.querySelectorAll(".card-steppers input"), where);
   setStepperErrors(where, bad);
-  if (bad.length) return;
-  model.state.orbits[i].rep = repText(mults, s.irreps.map((x) => x.label));
-  hooks.designChanged(`orbit-${i}`);
+  model.state.orbits[i].rep = repText(typed, s.irreps.map((x) => x.label));
+  designChanged(`orbit-${i}`);
 }

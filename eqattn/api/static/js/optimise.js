@@ -4,14 +4,16 @@
 // The status belongs to the input it was computed for and disappears when that changes (B2).
 
 import { api } from "./api.js";
-import { model, hooks, problemBody } from "./store.js";
+import { model, problemBody } from "./store.js";
+import { designChanged } from "./flow.js";
+import { runCoverage } from "./results.js";
 import { problemKey, designKey } from "./state.js";
 import { setErrors, setItems } from "./errors.js";
 import { replace } from "./history.js";
 import { abortable } from "./vanilla.js";
 import { renderCards } from "./design.js";
 import { term } from "./glossary.js";
-import { $, h, fmt, startProgress } from "./util.js";
+import { $, h, fmt, plural, startProgress } from "./util.js";
 
 export const MAX_TIME_LIMIT = 300;
 
@@ -41,10 +43,11 @@ export async function runOptimize() {
     if (problemKey(model.state) !== pk) return;  // the input changed meanwhile: not for this one
     model.state.orbits = r.orbits.map((o) => ({ subgroup: o.subgroup, rep: o.rep }));
     model.optimum = { result: r, pk, dk: designKey(model.state) };
+    model.state.opt = Object.fromEntries(["status", "design_params", "lower_bound", "gap", "time_s", "stopped_by"].map((k) => [k, r[k] ?? null]));
     renderCards();
-    hooks.designChanged("optimize");  // one history step; renders the status
+    designChanged("optimize");  // one history step; renders the status
     stop();
-    await hooks.runCoverage();
+    await runCoverage();
   } catch (e) {
     if (e.name === "AbortError") { $("optimize-cancelled").hidden = false; return; }
     setErrors("optimize", e);
@@ -52,6 +55,20 @@ export async function runOptimize() {
     stop();
     $("optimize").disabled = false;
   }
+}
+
+// The verdict a URL carries (a reload, a permalink, Back): it speaks for the design of that URL.
+export function optimumFromState() {
+  const o = model.state.opt;
+  if (!o) return;
+  if (optimumFresh() && model.optimum.result.status === o.status) return;  // the full answer is at hand
+  model.optimum = { result: { ...o, notes: [], orbits: [], fromLink: true },
+                    pk: problemKey(model.state), dk: designKey(model.state) };
+}
+
+// A change of the input: the verdict stays in the URL only while it is about this design.
+export function dropStaleOptimum() {
+  if (!optimumFresh()) model.state.opt = null;
 }
 
 export function optimumFresh() {
@@ -65,13 +82,15 @@ export function renderOptimum() {
   box.textContent = "";
   box.className = "optimize-status";
   if (!optimumFresh()) { box.hidden = true; return; }
-  const r = model.optimum.result;
+  const r = { vanilla_params: model.counts?.vanilla_params ?? model.lastProblem?.vanilla_params, ...model.optimum.result };
+  if (!r.vanilla_params) r.vanilla_params = model.counts?.vanilla_params ?? model.lastProblem?.vanilla_params;
   box.hidden = false;
   if (r.status === "optimal") {
     box.classList.add("proven");
     box.append(h("p", { class: "headline" }, "✓ ", term("Proven optimal", "optimal"), `: ${fmt(r.design_params)} parameters`,
                   ` (vanilla ${fmt(r.vanilla_params)}, ratio ${(r.design_params / r.vanilla_params).toFixed(2)})`),
-               h("p", { class: "why", text: `No design with fewer parameters covers every clustering (the solver's lower bound is ${fmt(r.lower_bound)}); found in ${r.time_s ?? "?"} s.` }));
+               h("p", { class: "why", text: `No design with fewer parameters covers every clustering (the solver's lower bound is ${fmt(r.lower_bound)})` +
+                 (typeof r.time_s === "number" ? `; found in ${r.time_s} s.` : ".") }));
   } else {
     const gapPct = Math.round(1000 * (r.gap ?? 1)) / 10;
     box.classList.add("unproven");
@@ -81,7 +100,11 @@ export function renderOptimum() {
                  (STOPPED[r.stopped_by] ?? STOPPED.time_limit) +
                  (r.design_params === r.vanilla_params ? " This design costs as much as the vanilla layer." : "") }));
   }
-  if ((r.notes ?? []).length) box.append(h("ul", { class: "notes" }, ...r.notes.map((n) => h("li", { text: n }))));
+  // the search's own log lines are for experts: folded away, under a plain heading
+  if ((r.notes ?? []).length) {
+    box.append(h("details", { class: "notes" }, h("summary", { text: `How the search ran (${plural(r.notes.length, "technical note")})` }),
+                 h("ul", {}, ...r.notes.map((n) => h("li", { text: n })))));
+  }
 }
 
 // Why an unproven search stopped (the result's stopped_by), in words.

@@ -4,7 +4,7 @@
 // back undimmed when the input returns to what they answer.
 
 import { api } from "./api.js";
-import { model, hooks, PAGE, designBody, problemBody, subName } from "./store.js";
+import { model, PAGE, designBody, problemBody, subName } from "./store.js";
 import { problemKey, designKey } from "./state.js";
 import { setErrors, errorsOf } from "./errors.js";
 import { replace } from "./history.js";
@@ -213,5 +213,3 @@ export function selectClustering(id) {
   $("explain").focus({ preventScroll: true });
 }
 
-hooks.runCoverage = runCoverage;
-hooks.runClusterings = runClusterings;

@@ -1,5 +1,5 @@
 // The page's shared model: the state (mirrored in the URL) and what the server answered.
-// Modules read and write `model`; cross-module actions go through `hooks` (filled by app.js).
+// Modules read and write `model`; actions are imported from the module that holds them.
 
 import { fromUrl, intOrRaw } from "./state.js";
 
@@ -23,16 +23,6 @@ export const model = {
   shown: PAGE,
 };
 
-export const hooks = {
-  problemChanged: () => {},
-  designChanged: () => {},
-  runCoverage: async () => {},
-  runClusterings: async () => {},
-  openInspector: () => {},
-  openGlossary: () => {},
-  renderAll: () => {},
-  countsSettled: () => {},
-};
 
 export function subName(id) {
   const s = model.subgroups.get(id);
