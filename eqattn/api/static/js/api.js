@@ -59,6 +59,7 @@ export const api = {
   coverage: (body, signal) => call("POST", "/api/coverage", body, signal),
   optimize: (body, signal) => call("POST", "/api/optimize", body, signal),
   subgroup: (group, id, signal) => call("GET", `/api/subgroup?group=${q(group)}&id=${id}`, undefined, signal),
+  restrictions: (group, rep, signal) => call("GET", `/api/restrictions?group=${q(group)}&rep=${q(rep)}`, undefined, signal),
   characterTable: (group, signal) => call("GET", `/api/character-table?group=${q(group)}`, undefined, signal),
   witnesses: (body, signal) => call("POST", "/api/witnesses", body, signal),
   verify: (body, signal) => call("POST", "/api/verify", body, signal),

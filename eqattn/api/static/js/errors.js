@@ -55,9 +55,10 @@ export function clearActionErrors() {
   renderErrors();
 }
 
+// The card showing design orbit i (identical consecutive orbits share one card).
 function cardOf(i) {
-  const card = $("cards").children[i];
-  return card && card.classList.contains("card") ? card : null;
+  return [...$("cards").querySelectorAll(".card")]
+    .find((c) => Number(c.dataset.index) <= i && i < Number(c.dataset.index) + Number(c.dataset.count || 1)) || null;
 }
 
 function fieldSlot(field, source) {

@@ -16,6 +16,7 @@ import { term } from "./glossary.js";
 import { $, h, fmt, plural, startProgress } from "./util.js";
 
 export const MAX_TIME_LIMIT = 300;
+let notesOpen = false;  // the technical notes stay open (or folded) across re-renders
 
 // The time limit as typed, or an inline error at its box.
 function timeLimit() {
@@ -102,7 +103,7 @@ export function renderOptimum() {
   }
   // the search's own log lines are for experts: folded away, under a plain heading
   if ((r.notes ?? []).length) {
-    box.append(h("details", { class: "notes" }, h("summary", { text: `How the search ran (${plural(r.notes.length, "technical note")})` }),
+    box.append(h("details", { class: "notes", open: notesOpen || undefined, ontoggle: (e) => { notesOpen = e.target.open; } }, h("summary", { text: `How the search ran (${plural(r.notes.length, "technical note")})` }),
                  h("ul", {}, ...r.notes.map((n) => h("li", { text: n })))));
   }
 }

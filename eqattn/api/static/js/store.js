@@ -3,7 +3,8 @@
 
 import { fromUrl, intOrRaw } from "./state.js";
 
-export const PAGE = 120; // clustering boxes rendered at a time
+// clustering boxes rendered at a time (fewer on a phone, where they stack in one column)
+export const PAGE = window.matchMedia?.("(max-width: 900px)").matches ? 24 : 120;
 
 export const model = {
   state: fromUrl(),

@@ -86,7 +86,7 @@ export async function loadGroup(name) {
 export function renderGroupInfo() {
   const g = model.group;
   const facts = g ? `order ${g.order} · ${plural(g.irreps.length, "irrep")} · ${plural(g.subgroups.length, "subgroup class", "subgroup classes")}` : "";
-  const typing = !$("custom-row").hidden && g && g.name !== model.state.group.replace(/^perm:/, "perm:") && !model.state.group.startsWith("perm:");
+  const typing = !$("custom-row").hidden && g && !model.state.group.startsWith("perm:");
   $("group-info").textContent = typing ? `${g.name} (${facts}) stays in use until custom generators are applied` : facts;
   $("inspect-group").hidden = !g;
 }
@@ -129,7 +129,7 @@ export function renderIrreps() {
   const mults = model.counts?.rep?.multiplicities || parseMults(model.state.rep);
   for (const ir of g.irreps) {
     const id = `irrep-${ir.label}`;
-    box.append(h("span", { class: "irrep", title: `${ir.label}: an irrep of dimension ${ir.dim}, ${ir.type} type` },
+    box.append(h("span", { class: "irrep", title: `${ir.label}: an irrep of dimension ${ir.dim}, ${ir.type} type` + (ir.description ? ` (${ir.description})` : "") },
       h("label", { for: id },
         h("span", { class: "name", text: ir.label }), " ",
         h("span", { class: "meta", text: `${ir.dim}d ${ir.type}` })),
@@ -238,6 +238,51 @@ export async function refreshCounts() {
   model.pending = false;
   renderCounts();
   countsSettled(pk, dk);
+  if (model.problemValid) loadRestrictions();
+}
+
+// V|K for every subgroup class (GET /api/restrictions), once per (G, V): what each irrep of K
+// costs in a head of an orbit G/K, shown on the design cards.
+async function loadRestrictions() {
+  const key = JSON.stringify([model.state.group, model.state.rep.trim()]);
+  if (model.restrictions?.key === key) return;
+  const c = abortable("restrictions");
+  try {
+    const data = await api.restrictions(model.state.group, model.state.rep.trim(), c.signal);
+    model.restrictions = { key, bySub: new Map(data.subgroups.map((x) => [x.id, x])) };
+    renderRestrictions();
+  } catch (e) {
+    if (e.name !== "AbortError") model.restrictions = null;
+  }
+}
+
+export function restrictionOf(subId) {
+  const key = JSON.stringify([model.state.group, model.state.rep.trim()]);
+  return model.restrictions?.key === key ? model.restrictions.bySub.get(subId) : null;
+}
+
+// Each card: V|K, and on each irrep's box what one copy of it costs (0 when V|K lacks it).
+export function renderRestrictions() {
+  $("cards").querySelectorAll(".card").forEach((card) => {
+    const o = model.state.orbits[Number(card.dataset.index)];
+    const r = o && restrictionOf(o.subgroup);
+    const line = card.querySelector(".card-restriction");
+    if (!line) return;
+    line.textContent = "";
+    if (!r) return;
+    const zero = r.irreps.filter((x) => x.multiplicity === 0).map((x) => x.label);
+    line.append(h("span", { class: "mono", text: `V|${r.name} = ${r.text}` }));
+    if (zero.length) line.append(h("span", { class: "muted", text: ` · ${zero.join(", ")} ${zero.length === 1 ? "is" : "are"} not in V|${r.name}: a copy adds head dimension for 0 parameters` }));
+    for (const x of r.irreps) {
+      const lab = card.querySelector(`.card-steppers label[data-irrep="${CSS.escape(x.label)}"]`);
+      if (!lab) continue;
+      lab.classList.toggle("zero", x.multiplicity === 0);
+      const cost = lab.querySelector(".cost");
+      if (cost) cost.textContent = `${fmt(x.params_per_copy)} each`;
+      lab.title = `${x.label} of ${r.name}: dimension ${x.dim}; V|${r.name} holds ${x.multiplicity} ${x.multiplicity === 1 ? "copy" : "copies"}, ` +
+        `so each copy of ${x.label} in W adds ${x.dim} to the head dimension and 4 · dim Hom(V|K, ${x.label}) = ${fmt(x.params_per_copy)} parameters`;
+    }
+  });
 }
 
 // The design's figures shown: the live counts when they answer the design as it is now; the
@@ -278,11 +323,14 @@ export function renderCounts() {
   const fresh = countsFresh();
   $("cards").querySelectorAll(".card").forEach((card) => {
     const i = Number(card.dataset.index);
+    const n = Number(card.dataset.count || 1);
     const o = fresh ? c?.orbits?.[i] : null;
+    const run = fresh ? (c?.orbits || []).slice(i, i + n) : [];
     card.querySelector(".head-dim").textContent = o ? fmt(o.head_dim) : "–";
-    card.querySelector(".params").textContent = o ? fmt(o.params) : "–";
+    card.querySelector(".params").textContent = o ? fmt(run.reduce((t, x) => t + x.params, 0)) : "–";
+    card.querySelector(".params").title = o && n > 1 ? `${n} copies of ${fmt(o.params)}` : "";
     if (o?.multiplicities) {
-      for (const inp of card.querySelectorAll(".card-steppers input")) {
+      for (const inp of card.querySelectorAll(".stepper-boxes input")) {
         if (document.activeElement !== inp) inp.value = o.multiplicities[inp.dataset.irrep] || 0;
       }
     }
