@@ -91,7 +91,7 @@ def test_3_a_fractional_or_exponent_multiplicity_is_never_used_as_another_number
         b.fill(typed)
         expect(page.locator("#cards .card-error")).to_contain_text("whole number ≥ 0")
         expect(page.locator("#design-params")).to_have_text("–")  # not 16 (2), not 8 (1)
-        assert f"o=1%3A{typed}xB" in page.url  # the URL holds what the box shows
+        expect(page).to_have_url(re.compile(f"o=1%3A{re.escape(typed)}xB"))  # the URL holds what the box shows
     page.reload()
     page.wait_for_selector("body[data-ready='1']")
     expect(b).to_have_value("1e30")  # a reload shows it again, refused again
@@ -168,8 +168,12 @@ def test_8_proven_optimal_survives_reload_and_the_counts_never_contradict_it(pag
     page.get_by_role("button", name="Find optimal design").click()
     status = page.locator("#optimize-status")
     expect(status).to_contain_text("Proven optimal: 8 parameters")
+    for _ in range(100):  # the page asks for the new design's counts (debounced): hold that request
+        if held:
+            break
+        page.wait_for_timeout(50)
+    assert held, "the counts request was not made"
     expect(page.locator("#design-params")).to_have_text("8")  # not the empty design's 0 meanwhile
-    assert held, "the counts request was not held"
     page.unroute("**/api/design", hold)
     for route in held:
         try:
@@ -269,3 +273,58 @@ def test_10_subgroups_elements_and_witnesses_in_words(page, shot):
     expect(body).to_contain_text("vanilla orbit 1 (G/C2): M profile B, R profile B")
     expect(body.locator("td").first).to_have_text("vanilla orbit 1 (G/C2)")
     expect(body).to_contain_text("design orbit 1 (G/C2, W = B), coset g0")
+
+
+# ------------------------------------------------------------------------------ issue 25 item 6
+def test_budget_controls_partial_coverage_and_the_front_plot(page, shot):
+    """The optimiser panel under a budget. The server's answers (POST /api/optimize with max_cost
+    and partial, POST /api/front) are replayed here in the shape of the budget contract, so the
+    page's reading of them is checked without a long search."""
+    infeasible = {"group": "C4", "rep": "E1", "dim_v": 2, "heads": 2, "head_dim": 1, "vanilla_params": 16, "status": "infeasible",
+                  "design_params": None, "lower_bound": None, "gap": None, "stopped_by": None, "orbits": [],
+                  "constraints": {"max_heads": None, "max_head_dim": None, "max_cost": 1},
+                  "reason": "every covering design has attention cost >= 2; the budget is 1"}
+    partial = {**infeasible, "status": "optimal", "design_params": 0, "lower_bound": 0, "gap": 0.0,
+               "orbits": [{"subgroup": 2, "name": "C4", "rep": "A", "heads": 1, "head_dim": 1, "params": 0}],
+               "partial": {"covered": 1, "of": 3, "status": "optimal", "upper_bound": 1, "uncovered": [0, 1]}}
+    front = {"group": "C4", "rep": "E1", "heads": 2, "head_dim": 1, "vanilla_params": 16, "vanilla_attention_cost": 2, "status": "optimal",
+             "single": True, "reason": "",
+             "points": [{"attention_cost": 2, "heads": 2, "max_head_dim": 1, "design_params": 8, "lower_bound": 8, "status": "optimal",
+                         "orbits": [{"subgroup": 1, "name": "C2", "rep": "B", "heads": 2, "head_dim": 1, "params": 8}]}]}
+    bodies = []
+
+    def answer(route):
+        body = json.loads(route.request.post_data)
+        bodies.append(body)
+        route.fulfill(status=200, json=partial if body.get("partial") else infeasible)
+
+    open_page(page)
+    page.route("**/api/optimize", answer)
+    page.route("**/api/front", lambda route: route.fulfill(status=200, json=front))
+    expect(page.get_by_label("max attention cost")).to_have_attribute("placeholder", "any")
+    page.get_by_label("max attention cost").fill("x")
+    page.get_by_role("button", name="Find optimal design").click()
+    expect(page.locator("#optimize-error")).to_contain_text("a whole number from 1")
+    page.get_by_label("max attention cost").fill("1")
+    expect(page).to_have_url(re.compile(r"[?&]mc=1(&|$)"))
+    page.get_by_role("button", name="Find optimal design").click()
+    status = page.locator("#optimize-status")
+    expect(status).to_contain_text("No design within this budget covers every clustering (proven): attention cost at most 1.")
+    expect(status).to_contain_text("every covering design has attention cost >= 2; the budget is 1")
+    assert bodies[-1]["max_cost"] == 1 and "max_heads" not in bodies[-1]
+    page.get_by_role("button", name="Find the best design within this budget").click()
+    expect(status).to_contain_text("No design within this budget covers everything (proven); the best one covers 1 of 3 clusterings")
+    assert bodies[-1]["partial"] is True
+    expect(page.locator("#coverage-summary")).to_have_text("1 of 3 covered")  # the loaded design, checked by the server
+    status.get_by_role("button", name="Clustering 2: its counterexample").click()
+    expect(page.locator("#explain")).to_contain_text("Not covered. Counterexample")
+    page.keyboard.press("Escape")
+    page.get_by_role("button", name="Front", exact=True).click()
+    box = page.locator("#front-box")
+    expect(box).to_contain_text("The least widening: every design that covers every clustering costs at least 2 in attention compute")
+    expect(box).to_contain_text("1.00× the vanilla layer's 2 (proven)")
+    pt = box.get_by_role("button", name=re.compile("point 1: attention cost 2, 8 parameters"))
+    shot(page, "29-25-budget-front")
+    pt.click()  # loads its design
+    expect(page.locator("#design-params")).to_have_text("8")
+    expect(page.locator("#coverage-summary")).to_have_text("3 of 3 covered")

@@ -58,6 +58,7 @@ export const api = {
   design: (body, signal) => call("POST", "/api/design", body, signal),
   coverage: (body, signal) => call("POST", "/api/coverage", body, signal),
   optimize: (body, signal) => call("POST", "/api/optimize", body, signal),
+  front: (body, signal) => call("POST", "/api/front", body, signal),
   subgroup: (group, id, signal) => call("GET", `/api/subgroup?group=${q(group)}&id=${id}`, undefined, signal),
   restrictions: (group, rep, signal) => call("GET", `/api/restrictions?group=${q(group)}&rep=${q(rep)}`, undefined, signal),
   characterTable: (group, signal) => call("GET", `/api/character-table?group=${q(group)}`, undefined, signal),

@@ -13,6 +13,7 @@ import { replace } from "./history.js";
 import { abortable } from "./vanilla.js";
 import { renderCards } from "./design.js";
 import { term } from "./glossary.js";
+import { budgetLimits, budgetVerdict, limitsText, bindBudget, renderFront } from "./budget.js";
 import { $, h, fmt, plural, startProgress } from "./util.js";
 
 export const MAX_TIME_LIMIT = 300;
@@ -32,6 +33,8 @@ function timeLimit() {
 export async function runOptimize() {
   const tl = timeLimit();
   if (tl === null) return;
+  const lim = budgetLimits();
+  if (lim.error) { setItems("optimize", lim.error); return; }
   const c = abortable("optimize");
   model.optimum = null;
   renderOptimum();
@@ -40,15 +43,17 @@ export async function runOptimize() {
   $("optimize").disabled = true;
   const pk = problemKey(model.state);
   try {
-    const r = await api.optimize({ ...problemBody(), time_limit: tl }, c.signal);
+    const r = await api.optimize({ ...problemBody(), ...lim.body, time_limit: tl }, c.signal);
     if (problemKey(model.state) !== pk) return;  // the input changed meanwhile: not for this one
-    model.state.orbits = r.orbits.map((o) => ({ subgroup: o.subgroup, rep: o.rep }));
-    model.optimum = { result: r, pk, dk: designKey(model.state) };
-    model.state.opt = Object.fromEntries(["status", "design_params", "lower_bound", "gap", "time_s", "stopped_by"].map((k) => [k, r[k] ?? null]));
-    renderCards();
+    const hasDesign = r.design_params !== null && r.design_params !== undefined;
+    if (hasDesign) {
+      model.state.orbits = r.orbits.map((o) => ({ subgroup: o.subgroup, rep: o.rep }));
+      renderCards();
+    }
+    acceptOptimum(r);
     designChanged("optimize");  // one history step; renders the status
     stop();
-    await runCoverage();
+    if (hasDesign) await runCoverage();
   } catch (e) {
     if (e.name === "AbortError") { $("optimize-cancelled").hidden = false; return; }
     setErrors("optimize", e);
@@ -56,6 +61,14 @@ export async function runOptimize() {
     stop();
     $("optimize").disabled = false;
   }
+}
+
+// The optimiser's answer for the design now in the state. The URL keeps the verdict only for
+// a full-coverage answer (a partial or budget answer is re-asked, not carried in a link).
+export function acceptOptimum(r) {
+  model.optimum = { result: r, pk: problemKey(model.state), dk: designKey(model.state) };
+  const plain = !r.partial && r.design_params !== null && r.design_params !== undefined;
+  model.state.opt = plain ? Object.fromEntries(["status", "design_params", "lower_bound", "gap", "time_s", "stopped_by"].map((k) => [k, r[k] ?? null])) : null;
 }
 
 // The verdict a URL carries (a reload, a permalink, Back): it speaks for the design of that URL.
@@ -78,6 +91,7 @@ export function optimumFresh() {
 }
 
 export function renderOptimum() {
+  renderFront();
   const box = $("optimize-status");
   $("optimize-cancelled").hidden = true;
   box.textContent = "";
@@ -86,9 +100,17 @@ export function renderOptimum() {
   const r = { vanilla_params: model.counts?.vanilla_params ?? model.lastProblem?.vanilla_params, ...model.optimum.result };
   if (!r.vanilla_params) r.vanilla_params = model.counts?.vanilla_params ?? model.lastProblem?.vanilla_params;
   box.hidden = false;
-  if (r.status === "optimal") {
+  const limits = limitsText(r.constraints || {});
+  if (r.status === "infeasible" || r.partial || r.design_params === null || r.design_params === undefined) {
+    box.classList.add(r.status === "infeasible" || r.partial?.status === "optimal" ? "proven-no" : "unproven");
+    box.append(...budgetVerdict(r));
+    if (r.status !== "infeasible" && !r.partial) {
+      box.append(h("p", { class: "headline", text: "No design found within this budget in the time given (not proven impossible)." }),
+                 h("p", { class: "why", text: (r.reason ? `${r.reason} ` : "") + (STOPPED[r.stopped_by] ?? STOPPED.time_limit) }));
+    }
+  } else if (r.status === "optimal") {
     box.classList.add("proven");
-    box.append(h("p", { class: "headline" }, "✓ ", term("Proven optimal", "optimal"), `: ${fmt(r.design_params)} parameters`,
+    box.append(h("p", { class: "headline" }, "✓ ", term("Proven optimal", "optimal"), limits ? ` within the budget (${limits})` : "", `: ${fmt(r.design_params)} parameters`,
                   ` (vanilla ${fmt(r.vanilla_params)}, ratio ${(r.design_params / r.vanilla_params).toFixed(2)})`),
                h("p", { class: "why", text: `No design with fewer parameters covers every clustering (the solver's lower bound is ${fmt(r.lower_bound)})` +
                  (typeof r.time_s === "number" ? `; found in ${r.time_s} s.` : ".") }));
@@ -118,6 +140,7 @@ const STOPPED = {
 
 export function bindOptimiser() {
   $("optimize").addEventListener("click", runOptimize);
+  bindBudget();
   $("time-limit").addEventListener("input", (e) => {
     model.state.timeLimit = e.target.value.trim();
     if (timeLimit() !== null) { setErrors("optimize", null); replace(); }
