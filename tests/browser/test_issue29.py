@@ -270,7 +270,7 @@ def test_10_subgroups_elements_and_witnesses_in_words(page, shot):
     page.get_by_role("button", name="Check coverage").click()
     page.locator(".cbox").nth(1).click()  # G/C2: demand B of vanilla orbit 1, hosted by design orbit 1
     body = page.locator("#explain-body")
-    expect(body).to_contain_text("vanilla orbit 1 (G/C2): M profile B, R profile B")
+    expect(body).to_contain_text("vanilla orbit 1 (G/C2) has M with profile B and R with profile B")
     expect(body.locator("td").first).to_have_text("vanilla orbit 1 (G/C2)")
     expect(body).to_contain_text("design orbit 1 (G/C2, W = B), coset g0")
 

@@ -26,8 +26,8 @@ export function hideExplain() {
 // witness text is built here from the answer's structure, in these words.
 function optionText(o) {
   const where = `vanilla orbit ${o.orbit + 1} (G/${o.subgroup})`;
-  return o.zero ? `${where}: M = 0 (rank too small: the zero pool), R profile ${o.b}`
-    : `${where}: M profile ${o.a}, R profile ${o.b}; demand ${o.D} on K̄ = ${o.kbar}`;
+  return o.zero ? `${where} has M = 0 (rank too small: the zero pool) and R with profile ${o.b}`
+    : `${where} has M with profile ${o.a} and R with profile ${o.b} (demand ${o.D} on K̄ = ${o.kbar})`;
 }
 
 function demandText(label) {
