@@ -173,7 +173,7 @@ export function renderFront() {
   }
   if (d.reason) box.append(h("p", { class: "muted small", text: d.reason }));
   box.append(plot({
-    title: "Front: attention cost against parameters (click a point to load its design)",
+    title: "Front: attention cost against parameters",
     xLabel: "attention cost (Σ heads × head dim)", yLabel: "parameters",
     points: pts.map((p, i) => ({ x: p.attention_cost, y: p.design_params, proven: p.status === "optimal",
                                  label: `point ${i + 1}: attention cost ${fmt(p.attention_cost)}, ${fmt(p.design_params)} parameters` +
@@ -214,7 +214,7 @@ async function runCurve(lo, hi) {
     model.curve = { pk: problemKey(model.state), pts };
     out.textContent = "";
     const of = pts[0]?.r?.partial?.of;
-    out.append(plot({ title: "Coverage against budget (click a point to load its design)", xLabel: "max attention cost", yLabel: "clusterings covered",
+    out.append(plot({ title: "Coverage against budget", xLabel: "max attention cost", yLabel: "clusterings covered",
                       points: pts, refs: of ? [{ axis: "y", value: of, text: `all ${of}` }] : [] }));
   } catch (e) {
     if (e.name !== "AbortError") setErrors("optimize", e);
@@ -235,27 +235,29 @@ function s(name, attrs = {}, parent = null, text = null) {
 
 // A small scatter-and-step plot: points joined in order, each a focusable button-like circle.
 export function plot({ title, xLabel, yLabel, points, refs = [] }) {
-  const W = 420, H = 220, L = 58, R = 14, T = 22, B = 40;
-  const xs = points.map((p) => p.x).concat(refs.filter((r) => r.axis === "x").map((r) => r.value));
-  const ys = points.map((p) => p.y).concat(refs.filter((r) => r.axis === "y").map((r) => r.value), [0]);
-  const [x0, x1] = [Math.min(...xs) * 0.9, Math.max(...xs) * 1.05 || 1];
-  const [y0, y1] = [0, Math.max(...ys) * 1.08 || 1];
+  const W = 420, H = 210, L = 58, R = 16, T = 14, B = 40;
+  const xv = points.map((p) => p.x).concat(refs.filter((r) => r.axis === "x").map((r) => r.value));
+  const yv = points.map((p) => p.y).concat(refs.filter((r) => r.axis === "y").map((r) => r.value));
+  const xmin = Math.min(...xv), xmax = Math.max(...xv);
+  const pad = (xmax - xmin) * 0.08 || Math.max(1, xmax * 0.1);
+  const [x0, x1] = [Math.max(0, xmin - pad), xmax + pad];
+  const [y0, y1] = [0, Math.max(...yv, 1) * 1.1];
   const X = (x) => L + ((x - x0) / (x1 - x0 || 1)) * (W - L - R);
   const Y = (y) => H - B - ((y - y0) / (y1 - y0 || 1)) * (H - T - B);
   const svg = s("svg", { viewBox: `0 0 ${W} ${H}`, class: "plot", role: "group", "aria-label": title });
-  s("text", { x: L, y: 14, class: "plot-title" }, svg, title);
   s("line", { x1: L, y1: H - B, x2: W - R, y2: H - B, class: "axis" }, svg);
   s("line", { x1: L, y1: T, x2: L, y2: H - B, class: "axis" }, svg);
-  for (const v of [x0, (x0 + x1) / 2, x1]) s("text", { x: X(v), y: H - B + 14, class: "tick", "text-anchor": "middle" }, svg, fmt(Math.round(v)));
-  for (const v of [y0, (y0 + y1) / 2, y1]) s("text", { x: L - 4, y: Y(v) + 3, class: "tick", "text-anchor": "end" }, svg, fmt(Math.round(v)));
+  // ticks at the values that matter: the points and the vanilla layer's figures
+  const ticks = (vals, n) => [...new Set(vals)].sort((a, b) => a - b).filter((v, i, a) => a.length <= n || i % Math.ceil(a.length / n) === 0);
+  for (const v of ticks(xv, 6)) s("text", { x: X(v), y: H - B + 14, class: "tick", "text-anchor": "middle" }, svg, fmt(v));
+  for (const v of ticks([0, ...yv], 5)) s("text", { x: L - 4, y: Y(v) + 3, class: "tick", "text-anchor": "end" }, svg, fmt(v));
   s("text", { x: (L + W - R) / 2, y: H - 6, class: "axis-label", "text-anchor": "middle" }, svg, xLabel);
   s("text", { x: 12, y: (T + H - B) / 2, class: "axis-label", "text-anchor": "middle", transform: `rotate(-90 12 ${(T + H - B) / 2})` }, svg, yLabel);
   for (const r of refs) {
-    if (r.axis === "x" && r.value >= x0 && r.value <= x1) {
+    if (r.axis === "x") {
       s("line", { x1: X(r.value), y1: T, x2: X(r.value), y2: H - B, class: "ref" }, svg);
       s("text", { x: X(r.value) + 3, y: T + 9, class: "ref-text" }, svg, r.text);
-    }
-    if (r.axis === "y" && r.value >= y0 && r.value <= y1) {
+    } else {
       s("line", { x1: L, y1: Y(r.value), x2: W - R, y2: Y(r.value), class: "ref" }, svg);
       s("text", { x: W - R - 2, y: Y(r.value) - 3, class: "ref-text", "text-anchor": "end" }, svg, r.text);
     }
@@ -271,5 +273,8 @@ export function plot({ title, xLabel, yLabel, points, refs = [] }) {
     g.addEventListener("click", go);
     g.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); go(); } });
   });
-  return h("figure", { class: "plot-figure" }, svg);
+  return h("figure", { class: "plot-figure" },
+    h("figcaption", {}, h("strong", { text: title }),
+      h("span", { class: "muted small", text: " · filled: proven; hollow: best found (its gap in the tooltip); Enter or a click loads a point" })),
+    svg);
 }

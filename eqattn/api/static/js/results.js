@@ -174,7 +174,7 @@ export function renderClusterings() {
   }
   const gens = model.group?.generators || [];
   $("gen-legend").textContent = gens.length
-    ? `· under each orbit, how G's generators permute its numbered clusters: ${gens.map((g) => `${g.letter} = ${g.description}`).join("; ")}`
+    ? `Under each orbit: how G's generators permute its numbered clusters (${gens.map((g) => `${g.letter} = ${g.description}`).join("; ")}).`
     : "";
   const all = cls.clusterings;
   const tokens = model.state.filter.toLowerCase().split(/\s+/).filter(Boolean);
