@@ -31,12 +31,13 @@ from typing import Sequence
 from .attention import Clustering, Verdict, check_coverage, clusterings, count_clusterings
 from .attention import Design as _CoreDesign
 from .attention import Problem as _CoreProblem
-from .attention.problem import MAX_DIM_V, MAX_HEAD_DIM, MAX_HEADS, _positive_int
+from .attention.problem import MAX_DIM_V, MAX_HEAD_DIM, MAX_HEADS
+from .attention.problem import positive_int as _positive_int
 from .errors import InputError, LimitError
 from .groups import FiniteGroup, get_group
 from .reps import Rep, parse_rep
 
-__all__ = ["group", "rep", "Problem", "Design", "optimal_design"]
+__all__ = ["group", "rep", "Problem", "Design", "optimal_design", "OptimalDesign", "NoDesign"]
 
 
 def group(spec: str) -> FiniteGroup:
@@ -153,18 +154,82 @@ class Design(_CoreDesign):
         return self.problem
 
 
-def optimal_design(problem: _CoreProblem, time_limit: float | None = 30.0, *, threads: int | None = None) -> Design:
-    """The covering design with the fewest parameters (SPEC §5.5; ties: fewer heads, then a
-    smaller largest head), found by the optimiser within ``time_limit`` seconds.
+@dataclass(frozen=True)
+class OptimalDesign(Design):
+    """The design :func:`optimal_design` returns: a :class:`Design` (so everything that takes
+    a design takes it) that also says how sure it is.
 
-    When the time limit stops the search before optimality is proven, the best covering design
-    found is returned; ``eqattn.optimize.optimize(problem)`` gives the full result (status,
-    lower bound, constrained-vanilla answer).
-
-    >>> G = group("C4"); optimal_design(Problem(G, rep(G, "E1"), heads=2, head_dim=1)).params
-    8
+    * ``status``: ``"optimal"`` (proven: no covering design within the budget has fewer
+      parameters) or ``"feasible"`` (a limit stopped the search; the design covers every
+      clustering and is within the budget, but may not be the cheapest);
+    * ``proven``: ``status == "optimal"``;
+    * ``lower_bound``: a proven lower bound on the parameters of every covering design within
+      the budget; ``gap = (params - lower_bound) / params`` (0 when proven);
+    * ``reason``: one line in plain words.
     """
-    from .optimize import optimize
 
-    result = optimize(problem, time_limit, constrained=False, threads=threads)
-    return Design.of(result.design)
+    status: str = "optimal"
+    lower_bound: int = 0
+    reason: str = ""
+
+    @property
+    def proven(self) -> bool:
+        return self.status == "optimal"
+
+    @property
+    def gap(self) -> float:
+        return 0.0 if self.params <= 0 else max(0.0, (self.params - self.lower_bound) / self.params)
+
+
+class NoDesign(Exception):
+    """Raised by :func:`optimal_design` when it has no design to return: ``status`` is
+    ``"infeasible"`` (proven: no design within the budget covers every clustering; ``reason``
+    says why in one line, e.g. "every covering design has attention cost >= 2304; the budget
+    is 384") or ``"unknown"`` (the time limit passed before a covering design within the
+    budget was found, and none is ruled out). ``lower_bound``: a proven lower bound on the
+    parameters (None when infeasible)."""
+
+    def __init__(self, status: str, reason: str, lower_bound: int | None = None) -> None:
+        super().__init__(f"{status}: {reason}")
+        self.status = status
+        self.reason = reason
+        self.lower_bound = lower_bound
+
+
+def optimal_design(
+    problem: _CoreProblem,
+    time_limit: float | None = 30.0,
+    *,
+    threads: int | None = None,
+    max_heads: int | None = None,
+    max_head_dim: int | None = None,
+    max_cost: int | None = None,
+) -> OptimalDesign:
+    """The covering design with the fewest parameters (SPEC §5.5; ties: fewer heads, then a
+    smaller largest head) within the budget — at most ``max_heads`` heads in all, every head
+    of dimension at most ``max_head_dim``, attention cost Σ heads × head dim at most
+    ``max_cost`` (each None: any) — found within ``time_limit`` seconds.
+
+    Returns an :class:`OptimalDesign`: check ``.proven`` (or ``.status``, ``.lower_bound``,
+    ``.gap``) — a limit can stop the search before the proof, and the design is then the best
+    covering one found. Raises :class:`NoDesign` when there is none to return (``.status``
+    ``"infeasible"``, proven, or ``"unknown"``). ``eqattn.optimize.optimize(problem)`` gives
+    the optimiser's full result.
+
+    >>> G = group("C4"); d = optimal_design(Problem(G, rep(G, "E1"), heads=2, head_dim=1))
+    >>> d.params, d.proven, d.gap
+    (8, True, 0.0)
+    >>> try:
+    ...     optimal_design(Problem(G, rep(G, "regular"), heads=2, head_dim=1), max_cost=4)
+    ... except NoDesign as e:
+    ...     print(e.status)
+    infeasible
+    """
+    from .optimize.within import optimize_within
+
+    if not isinstance(problem, _CoreProblem):
+        raise InputError("problem", f"a problem from eqattn.Problem(...), got {type(problem).__name__}")
+    w = optimize_within(problem, time_limit, max_heads=max_heads, max_head_dim=max_head_dim, max_cost=max_cost, threads=threads)
+    if w.design is None:
+        raise NoDesign(w.status, w.reason, w.lower_bound)
+    return OptimalDesign(problem, w.design.orbits, w.status, w.lower_bound or 0, w.reason)

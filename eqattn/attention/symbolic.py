@@ -43,7 +43,7 @@ from ..memo import Memo
 from ..reps import Rep, irreps_of, zero
 from .clusterings import MAX_CLUSTERINGS, Clustering, clusterings, clusterings_of_types, count_clusterings, orbit_types, require_checkable
 from .assignment import Assignment, Demand, Host, in_value_order
-from .coverage import DesignSearch, ScenarioResult, Verdict, check_scenario, demands_of, register_symbolic
+from .enumerated import DesignSearch, ScenarioResult, Verdict, check_scenario, demands_of
 from .demands import Block, DemandSpace
 from .design import Design
 from .hosting import hosting
@@ -99,7 +99,10 @@ def _minimal(items: list, key) -> list:  # noqa: ANN001
 class SymbolicChecker:
     """Exact coverage of one design at any size the limits accept (module docstring)."""
 
-    def __init__(self, problem: Problem, design: Design) -> None:
+    def __init__(self, problem: Problem, design: Design, *, fast: bool = True, shortfalls: bool = True) -> None:
+        """`fast=False`: every abstract scenario through `check_scenario` (the general path);
+        `shortfalls=False`: counterexamples without the best attempt's shortfall (the
+        optimiser needs their demands only)."""
         self.problem = problem
         self.design = design
         self.table = option_table(problem)
@@ -137,8 +140,8 @@ class SymbolicChecker:
         # one orbit type: B is a chain, each demand has at most one minimal multiset (k,), and a
         # scenario has an assignment iff every demand has one and the k's sum to at most c (C3)
         self.single_type = len(self.counts) == 1
-        self.fast = True  # False: every abstract scenario through `check_scenario` (the general path)
-        self.shortfalls = True  # False: counterexamples without the best attempt's shortfall (the optimiser needs their demands only)
+        self.fast = fast
+        self.shortfalls = shortfalls
 
     # ----- orbit classification ---------------------------------------------------------
     def is_zero_orbit(self, orbit: tuple[int, int]) -> bool:
@@ -857,7 +860,6 @@ def representative_coverage(problem: Problem, design: Design) -> tuple[Verdict, 
     return tuple(chk.check_clustering(c) for c in chk.representatives())
 
 
-register_symbolic(symbolic_coverage)
 
 
 # ----- helpers ----------------------------------------------------------------------------

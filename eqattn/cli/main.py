@@ -11,6 +11,7 @@ from typing import Callable, NoReturn
 
 from ..errors import InputError
 from .atlas_cmd import add_parser as add_atlas
+from .budget_cmd import add_parsers as add_budget
 from .optimize_cmd import add_parser as add_optimize
 
 MAX_PORT = 65535
@@ -254,6 +255,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_serve)
 
     add_optimize(sub)
+    add_budget(sub)
     add_atlas(sub)
     return p
 

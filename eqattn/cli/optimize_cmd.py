@@ -26,6 +26,7 @@ from typing import Iterator
 from ..errors import LimitError
 from ..optimize.optimizer import DEFAULT_TIME_LIMIT, MAX_TIME_LIMIT
 from ..optimize.solver import BACKENDS
+from .budget_cmd import add_partial_flags, run_partial
 
 
 class _ProgressLine:
@@ -92,6 +93,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:  # noqa: ANN001
     )
     p.add_argument("--no-constrained", dest="constrained", action="store_false", help="skip the constrained-vanilla question")
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    add_partial_flags(p)
     p.set_defaults(func=run)
     return p
 
@@ -150,6 +152,8 @@ def run(args: argparse.Namespace) -> int:
     from ..attention import Problem
     from ..optimize import optimize
 
+    if args.partial:
+        return run_partial(args)
     problem = Problem.create(args.group, args.rep, args.heads, args.head_dim)
     total = _total_seconds(args.time_limit)
     search = args.time_limit if total is None else SEARCH_SHARE * total  # bad values: optimize() says why

@@ -298,8 +298,7 @@ def test_per_clustering_path_matches_general_path(pd) -> None:  # noqa: ANN001
     p, design = pd
     try:
         fast = SymbolicChecker(p, design)
-        general = SymbolicChecker(p, design)
-        general.fast = False
+        general = SymbolicChecker(p, design, fast=False)
         cl = clusterings(p)
         mine = [fast.check_clustering(c) for c in cl]
         ref = [general.check_clustering(c) for c in cl]
