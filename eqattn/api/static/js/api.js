@@ -59,6 +59,8 @@ export const api = {
   coverage: (body, signal) => call("POST", "/api/coverage", body, signal),
   optimize: (body, signal) => call("POST", "/api/optimize", body, signal),
   front: (body, signal) => call("POST", "/api/front", body, signal),
+  widening: (body, signal) => call("POST", "/api/widening", body, signal),
+  partial: (body, signal) => call("POST", "/api/partial", body, signal),
   subgroup: (group, id, signal) => call("GET", `/api/subgroup?group=${q(group)}&id=${id}`, undefined, signal),
   restrictions: (group, rep, signal) => call("GET", `/api/restrictions?group=${q(group)}&rep=${q(rep)}`, undefined, signal),
   characterTable: (group, signal) => call("GET", `/api/character-table?group=${q(group)}`, undefined, signal),

@@ -3,7 +3,8 @@
 // widening in plain words, the front of (attention cost, parameters) and the coverage-vs-
 // budget curve as SVG plots (a click on a point loads its design), and the best partial
 // coverage when nothing within the budget covers every clustering.
-// Every number comes from the server (POST /api/optimize with max_* and partial, POST /api/front).
+// Every number comes from the server: POST /api/optimize (max heads / head dim), POST /api/partial
+// (a max attention cost, the best partial coverage and its curve), POST /api/front, POST /api/widening.
 
 import { api } from "./api.js";
 import { model, problemBody } from "./store.js";
@@ -73,14 +74,25 @@ export function budgetVerdict(r) {
   return out;
 }
 
+function capital(t) {
+  return t ? t[0].toUpperCase() + t.slice(1) : "";
+}
+
 function partialBlock(r) {
   const p = r.partial;
-  const proven = p.status === "optimal";
+  const all = p.covered === p.of;
   const blk = h("div", { class: "partial" });
-  blk.append(h("p", { class: "headline" },
-    `No design within this budget covers everything${r.status === "infeasible" || p.covered < p.of ? " (proven)" : ""}; ` +
-    `the best one covers ${fmt(p.covered)} of ${fmt(p.of)} clusterings` +
-    (proven ? " (proven: none within the budget covers more)" : `; at most ${fmt(p.upper_bound)} could be covered (not proven)`) + "."));
+  const limits = limitsText(p.limits || {});
+  blk.append(h("p", { class: "headline", text: capital(p.statement ||
+    (all ? `a design within this budget covers all ${p.of} clusterings`
+      : `no design within this budget covers everything${p.upper_bound < p.of ? " (proven)" : ""}; the best one covers ${p.covered} of ${p.of} clusterings`)) +
+    (limits ? ` (${limits})` : "") + "." }));
+  if (all) {
+    blk.append(h("p", { class: "why", text: p.params_proven ? `Its ${fmt(r.design_params)} parameters are the fewest of any such design (proven).`
+      : `${fmt(r.design_params)} parameters; fewer may be possible (not proven).` }));
+  } else if (p.status !== "optimal") {
+    blk.append(h("p", { class: "why", text: `Not proven the most: at most ${fmt(p.upper_bound)} of ${fmt(p.of)} could be covered within this budget.` }));
+  }
   if ((p.uncovered || []).length) {
     blk.append(h("p", { class: "why", text: `Left out (${plural(p.uncovered.length, "clustering")}); each opens with its counterexample:` }));
     blk.append(h("ul", { class: "uncovered-list" }, p.uncovered.slice(0, 40).map((id) => h("li", {},
@@ -90,6 +102,12 @@ function partialBlock(r) {
     if (p.uncovered.length > 40) blk.append(h("p", { class: "muted small", text: `… and ${p.uncovered.length - 40} more (filter the clusterings by "uncovered").` }));
   }
   return blk;
+}
+
+export function partialClass(r) {
+  const p = r.partial;
+  if (p.covered === p.of) return p.params_proven && p.status === "optimal" ? "proven" : "unproven";
+  return p.upper_bound < p.of ? "proven-no" : "unproven";
 }
 
 function clusteringText(id) {
@@ -106,7 +124,7 @@ export async function runPartial(extra = {}) {
   const stop = startProgress("optimize-progress", "Searching the design that covers the most within the budget", c, tl);
   const pk = problemKey(model.state);
   try {
-    const r = await api.optimize({ ...problemBody(), ...lim.body, ...extra, partial: true, time_limit: tl }, c.signal);
+    const r = await api.partial({ ...problemBody(), ...lim.body, ...extra, time_limit: tl }, c.signal);
     if (problemKey(model.state) !== pk) return null;
     await loadResult(r);
     return r;
@@ -120,7 +138,7 @@ export async function runPartial(extra = {}) {
 
 // An optimiser answer with a design: load it, remember the verdict, check its coverage.
 export async function loadResult(r) {
-  if (r.orbits?.length || r.design_params !== null) {
+  if (r.design_params !== null && r.design_params !== undefined) {
     model.state.orbits = (r.orbits || []).map((o) => ({ subgroup: o.subgroup, rep: o.rep }));
     renderCards();
   }
@@ -141,7 +159,11 @@ export async function runFront() {
   try {
     const f = await api.front({ ...problemBody(), time_limit: tl }, c.signal);
     if (problemKey(model.state) !== pk) return;
-    model.front = { pk, data: f };
+    model.front = { pk, data: f, widening: null };
+    renderFront();
+    const w = await api.widening({ ...problemBody(), time_limit: tl }, c.signal);
+    if (problemKey(model.state) !== pk || model.front?.data !== f) return;
+    model.front.widening = w;
     renderFront();
   } catch (e) {
     if (e.name !== "AbortError") setErrors("optimize", e);
@@ -159,63 +181,59 @@ export function renderFront() {
   box.textContent = "";
   const pts = d.points || [];
   const base = d.vanilla_attention_cost || (Number(model.state.heads) * Number(model.state.headDim));
-  if (pts.length) {
-    const p0 = pts[0];
-    const widen = p0.attention_cost / base;
-    box.append(h("p", { class: "widening" },
-      h("strong", { text: "The least widening: " }),
-      `every design that covers every clustering costs at least ${fmt(p0.attention_cost)} in attention compute` +
-      ` (Σ heads × head dim), ${widen.toFixed(widen < 10 ? 2 : 1)}× the vanilla layer's ${fmt(base)}` +
-      `${d.status === "optimal" ? " (proven)" : " (not proven)"}; the cheapest such design has ${plural(p0.heads, "head")} of dimension at most ${fmt(p0.max_head_dim)}.`));
-    if (pts.length === 1 || d.single) {
-      box.append(h("p", { class: "muted small", text: "The front is one point: the fewest-parameter design is also the cheapest in compute." }));
-    }
+  const w = f.widening;
+  box.append(h("p", { class: "widening" }, h("strong", { text: "The least widening: " }),
+    w ? `${capital(w.statement)}.` : "computing…"));
+  if (w) {
+    const bits = [];
+    if (w.min_heads?.value) bits.push(`at head dim ≤ ${fmt(Number(model.state.headDim))}, at least ${plural(w.min_heads.value, "head")}${w.min_heads.status === "optimal" ? "" : " (best found)"}`);
+    if (w.min_head_dim?.value) bits.push(`with ≤ ${plural(Number(model.state.heads), "head")}, head dim at least ${fmt(w.min_head_dim.value)}${w.min_head_dim.status === "optimal" ? "" : " (best found)"}`);
+    if (bits.length) box.append(h("p", { class: "muted small", text: `Covering everything also needs: ${bits.join("; ")}.` }));
   }
-  if (d.reason) box.append(h("p", { class: "muted small", text: d.reason }));
+  if (d.reason) box.append(h("p", { class: "muted small", text: `${capital(d.reason)}.` }));
   box.append(plot({
     title: "Front: attention cost against parameters",
     xLabel: "attention cost (Σ heads × head dim)", yLabel: "parameters",
     points: pts.map((p, i) => ({ x: p.attention_cost, y: p.design_params, proven: p.status === "optimal",
                                  label: `point ${i + 1}: attention cost ${fmt(p.attention_cost)}, ${fmt(p.design_params)} parameters` +
-                                        `${p.status === "optimal" ? " (proven)" : `, lower bound ${fmt(p.lower_bound)}`}; ${plural(p.heads, "head")}`,
+                                        `${p.status === "optimal" ? " (proven)" : p.lower_bound !== null && p.lower_bound !== undefined ? `, lower bound ${fmt(p.lower_bound)}` : ", not proven"}; ${plural(p.heads, "head")}`,
                                  onclick: () => loadPoint(p) })),
     refs: [{ axis: "x", value: base, text: "vanilla H·d" }, { axis: "y", value: d.vanilla_params, text: "vanilla params" }],
   }));
   box.append(h("div", { class: "row" },
     h("button", { type: "button", id: "coverage-curve", text: "Coverage against budget",
                   title: "The best partial coverage at budgets from the vanilla layer's H·d to the least widening",
-                  onclick: () => runCurve(base, pts[0]?.attention_cost) })),
+                  onclick: () => runCurve(base) })),
     h("div", { id: "curve-box" }));
 }
 
 async function loadPoint(p) {
-  await loadResult({ ...p, status: p.status, constraints: {}, vanilla_params: model.front?.data?.vanilla_params,
-                     gap: p.design_params ? (p.design_params - p.lower_bound) / p.design_params : 0 });
+  const lb = p.lower_bound ?? null;
+  await loadResult({ ...p, status: p.status, constraints: { max_cost: p.attention_cost }, vanilla_params: model.front?.data?.vanilla_params,
+                     gap: lb !== null && p.design_params ? (p.design_params - lb) / p.design_params : null, lower_bound: lb });
 }
 
-// Covered clusterings as the budget (max attention cost) grows from H·d to the least widening.
-async function runCurve(lo, hi) {
+// Covered clusterings as the budget (max attention cost) grows from H·d to the least widening
+// (POST /api/partial with curve); a click on a point asks for that budget's best design.
+async function runCurve(base) {
   const out = $("curve-box");
-  if (!hi || hi <= lo) { out.textContent = "At the vanilla layer's own compute a design covers everything: there is no curve to draw."; return; }
-  const steps = 5;
-  const budgets = [...new Set(Array.from({ length: steps }, (_, k) => Math.round(lo + ((hi - lo) * k) / (steps - 1))))];
-  const tl = Math.max(1, Math.min(Number(model.state.timeLimit) || 30, 60) / budgets.length);
+  const tl = Number(model.state.timeLimit) || 30;
   const c = abortable("curve");
-  const stop = startProgress("optimize-progress", `Best partial coverage at ${budgets.length} budgets`, c, tl * budgets.length);
-  const pts = [];
+  const stop = startProgress("optimize-progress", "The best partial coverage as the budget grows", c, tl);
+  const pk = problemKey(model.state);
   try {
-    for (const b of budgets) {
-      const r = await api.optimize({ ...problemBody(), max_cost: b, partial: true, time_limit: tl }, c.signal);
-      const p = r.partial || { covered: r.design_params !== null ? (r.verified?.of_clusterings ?? 0) : 0, of: r.verified?.of_clusterings ?? 0, status: r.status };
-      pts.push({ x: b, y: p.covered, proven: p.status === "optimal", r,
-                 label: `budget ${fmt(b)}: ${fmt(p.covered)} of ${fmt(p.of)} clusterings covered${p.status === "optimal" ? " (proven)" : ""}`,
-                 onclick: () => loadResult(r) });
-    }
-    model.curve = { pk: problemKey(model.state), pts };
+    const r = await api.partial({ ...problemBody(), max_cost: base, curve: true, time_limit: tl }, c.signal);
+    if (problemKey(model.state) !== pk) return;
+    const of = r.partial?.of;
+    const pts = (r.curve || []).map((q) => ({
+      x: q.max_cost, y: q.covered, proven: q.status === "optimal",
+      label: `budget ${fmt(q.max_cost)}: ${fmt(q.covered)} of ${fmt(of)} clusterings covered` + (q.status === "optimal" ? " (proven)" : `, at most ${fmt(q.upper_bound)}`),
+      onclick: () => runPartial({ max_cost: q.max_cost }),
+    }));
     out.textContent = "";
-    const of = pts[0]?.r?.partial?.of;
+    if (!pts.length) { out.append(h("p", { class: "muted small", text: "At the vanilla layer's own compute a design covers everything: there is no curve to draw." })); return; }
     out.append(plot({ title: "Coverage against budget", xLabel: "max attention cost", yLabel: "clusterings covered",
-                      points: pts, refs: of ? [{ axis: "y", value: of, text: `all ${of}` }] : [] }));
+                      points: pts, refs: of ? [{ axis: "y", value: of, text: `all ${of}` }, { axis: "x", value: base, text: "vanilla H·d" }] : [] }));
   } catch (e) {
     if (e.name !== "AbortError") setErrors("optimize", e);
   } finally {

@@ -13,7 +13,7 @@ import { replace } from "./history.js";
 import { abortable } from "./vanilla.js";
 import { renderCards } from "./design.js";
 import { term } from "./glossary.js";
-import { budgetLimits, budgetVerdict, limitsText, bindBudget, renderFront } from "./budget.js";
+import { budgetLimits, budgetVerdict, limitsText, bindBudget, renderFront, runPartial, partialClass } from "./budget.js";
 import { $, h, fmt, plural, startProgress } from "./util.js";
 
 export const MAX_TIME_LIMIT = 300;
@@ -35,6 +35,9 @@ export async function runOptimize() {
   if (tl === null) return;
   const lim = budgetLimits();
   if (lim.error) { setItems("optimize", lim.error); return; }
+  // a max attention cost: the budget program (POST /api/partial), which also says how much of
+  // the layer can be kept when nothing within the budget covers everything
+  if (lim.body.max_cost) { setErrors("optimize", null); await runPartial(); return; }
   const c = abortable("optimize");
   model.optimum = null;
   renderOptimum();
@@ -102,7 +105,7 @@ export function renderOptimum() {
   box.hidden = false;
   const limits = limitsText(r.constraints || {});
   if (r.status === "infeasible" || r.partial || r.design_params === null || r.design_params === undefined) {
-    box.classList.add(r.status === "infeasible" || r.partial?.status === "optimal" ? "proven-no" : "unproven");
+    box.classList.add(r.partial ? partialClass(r) : r.status === "infeasible" ? "proven-no" : "unproven");
     box.append(...budgetVerdict(r));
     if (r.status !== "infeasible" && !r.partial) {
       box.append(h("p", { class: "headline", text: "No design found within this budget in the time given (not proven impossible)." }),
