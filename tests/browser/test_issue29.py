@@ -314,3 +314,12 @@ def test_budget_controls_partial_coverage_and_the_front_plot(page, shot):
     page.get_by_role("button", name="Find optimal design").click()
     expect(status).to_contain_text("A design within this budget covers all 3 clusterings")
     expect(status).to_contain_text("Its 8 parameters are the fewest of any such design (proven)")
+    # a head limit: the optimiser proves it infeasible, in one line; then the best within it
+    page.get_by_label("max attention cost").fill("")
+    page.get_by_label("max heads").fill("1")
+    page.get_by_role("button", name="Find optimal design").click()
+    expect(status).to_contain_text("No design within this budget covers every clustering (proven): at most 1 head.")
+    expect(status.locator(".why")).not_to_be_empty()  # the server's reason, as it says it
+    page.get_by_role("button", name="Find the best design within this budget").click()
+    expect(status).to_contain_text("the best one covers")
+    expect(status).to_contain_text("(at most 1 head)")
