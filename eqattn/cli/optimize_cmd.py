@@ -99,6 +99,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:  # noqa: ANN001
 SEARCH_SHARE = 0.8  # of --time-limit for the search; the rest for the re-checks (as the API)
 KILL_MARGIN_S = 0.3  # the command stops this long after --time-limit
 HARD_STOP_S = 0.5  # ... or, when C code holds up the signal, this much later (os._exit)
+MIN_SEARCH_S = 0.01  # the search's time when building the problem used (nearly) all of it
 
 
 def _total_seconds(value: object) -> float | None:
@@ -111,6 +112,17 @@ def _total_seconds(value: object) -> float | None:
     except ValueError:
         return None
     return tl if 0 < tl <= MAX_TIME_LIMIT else None
+
+
+def _search_seconds(total: float, spent: float) -> float:
+    """The search's share of what is left of `total` after `spent` seconds (building the
+    problem): SEARCH_SHARE of the remainder, never less than MIN_SEARCH_S (the wall clock
+    limit still stops the command at `total`).
+
+    >>> _search_seconds(10.0, 0.0), _search_seconds(10.0, 5.0), _search_seconds(10.0, 9.999)
+    (8.0, 4.0, 0.01)
+    """
+    return max(MIN_SEARCH_S, SEARCH_SHARE * (total - spent))
 
 
 @contextmanager
@@ -150,17 +162,19 @@ def run(args: argparse.Namespace) -> int:
     from ..attention import Problem
     from ..optimize import optimize
 
-    problem = Problem.create(args.group, args.rep, args.heads, args.head_dim)
     total = _total_seconds(args.time_limit)
-    search = args.time_limit if total is None else SEARCH_SHARE * total  # bad values: optimize() says why
     bar = _ProgressLine()
+    start = time.monotonic()
     try:
         with wall_clock_limit(
             None if total is None else total + KILL_MARGIN_S,
             "time_limit",
-            f"the search and its re-checks did not finish within {total:g} s (the search had "
-            f"{SEARCH_SHARE * (total or 0):.3g} s); give a larger --time-limit" if total else "",
+            f"building the group, the search and its re-checks did not finish within {total:g} s; "
+            f"give a larger --time-limit" if total else "",
         ):
+            # the limit covers building the group and V too: a custom group can take seconds
+            problem = Problem.create(args.group, args.rep, args.heads, args.head_dim)
+            search = args.time_limit if total is None else _search_seconds(total, time.monotonic() - start)
             res = optimize(
                 problem, search, constrained=args.constrained, backend=args.solver, progress=bar,
                 max_heads=args.max_heads, max_head_dim=args.max_head_dim, work_limit=args.work_limit, engine=args.engine,
