@@ -53,11 +53,12 @@ def serve(host: str = "127.0.0.1", port: int = 8000, allow_hosts: tuple[str, ...
 
     The server answers only requests whose Host is a localhost name or one of `allow_hosts`.
     The socket is bound first (`bind_socket`), so a port in use or a bad host is one line."""
+    sock = bind_socket(host, port)  # first: a port in use is one line, before any import
+
     import uvicorn
 
     from eqattn.api.app import create_app
 
-    sock = bind_socket(host, port)
     url = f"http://{host}:{port}/"
     if as_json:
         print(json.dumps({"url": url, "host": host, "port": port}), flush=True)
