@@ -72,6 +72,8 @@ class Design:
                 ref, text = item
             except (TypeError, ValueError):
                 raise InputError(f"orbits[{i}]", "each orbit is a pair (subgroup, rep), e.g. C2:B") from None
+            if isinstance(ref, bool) or not isinstance(ref, (str, int, np.integer)):
+                raise InputTypeError(f"orbits[{i}].subgroup", f"a subgroup id or name, got {type(ref).__name__} {ref!r}")
             sub = problem.group.lattice.resolve(ref, field=f"orbits[{i}].subgroup")
             W = parse_rep(str(text), sub, field=f"orbits[{i}].rep")
             if W.dim > MAX_ORBIT_HEAD_DIM:
