@@ -22,7 +22,8 @@ one-line message: the torch layer's, ``json``'s, a missing file),
 ``accepted`` (a valid call that succeeded), ``unclear`` (any other exception, e.g. a raw
 ``AttributeError``, or a valid call refused), ``silent`` (bad input accepted) or ``hang``.
 
-Prints one line per category and the cases that broke the promise; run it on another
+Each child may add at most 4 GiB of address space (a runaway allocation fails there instead
+of exhausting the machine). Prints one line per category and the cases that broke the promise; run it on another
 checkout with ``PYTHONPATH=/path/to/checkout`` to compare (the probe uses only public names).
 """
 
@@ -52,6 +53,16 @@ from eqattn.errors import InputError  # noqa: E402
 
 torch.set_num_threads(1)
 LIMIT_S = 45.0
+CHILD_MEMORY = 4 << 30  # bytes of address space a child may add (a runaway allocation fails, not the machine)
+
+
+def _cap_memory() -> None:
+    """In a child: at most CHILD_MEMORY more address space than the parent had."""
+    import resource
+
+    with open("/proc/self/statm") as f:
+        vsz = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    resource.setrlimit(resource.RLIMIT_AS, (vsz + CHILD_MEMORY, vsz + CHILD_MEMORY))
 LINE = re.compile(r"^error: (\S+): (.+)$")
 
 P = ["-G", "C4", "-V", "E1", "-H", "2", "-d", "1"]
@@ -157,6 +168,7 @@ def run_cli(kind: str, argv: list[str]) -> dict[str, Any]:
         t0 = time.monotonic()
         pid = os.fork()
         if pid == 0:  # child
+            _cap_memory()
             try:
                 if kind == "full":
                     os.dup2(os.open("/dev/full", os.O_WRONLY), 1)
@@ -339,6 +351,7 @@ def run_python(call: Callable[[], Any]) -> dict[str, Any]:
     sys.stdout.flush()
     pid = os.fork()
     if pid == 0:
+        _cap_memory()
         os.close(r)
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 1)
