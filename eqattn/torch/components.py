@@ -7,7 +7,9 @@ component of ``tau`` is the slice ``start : start + m_tau d_tau``, read as an ``
 array on which ``g`` acts by ``X -> X D_tau(g)^T`` (the same orthogonal matrix on every copy).
 Schur's lemma in these coordinates: ``Hom_G(V, W) = sum_tau Mat(m_tau(W) x m_tau(V)) (x)
 End_G(D_tau)``, with ``End_G(D_tau)`` of dimension ``e_tau`` = 1, 2, 4 (real, complex,
-quaternionic type) spanned by ``IrrepSet.commutants``.
+quaternionic type) spanned by ``IrrepSet.commutants`` (:class:`eqattn.numeric.isotypic.HomBlocks`;
+these coordinates are its ``Isotypic.standard(V)``). A :class:`Component` adds what the
+per-copy modules need: the copy layout and which irrep is trivial.
 
 The block modules (:mod:`~eqattn.torch.linear`, :mod:`~eqattn.torch.norm`,
 :mod:`~eqattn.torch.nonlinearity`, :mod:`~eqattn.torch.pooling`) read this layout here.
@@ -25,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from eqattn.errors import InputError
+from eqattn.numeric.isotypic import Isotypic
 from eqattn.reps import Rep
 
 __all__ = ["Component", "components", "copy_index", "trivial_index", "as_rep"]
@@ -66,13 +69,12 @@ def components(V: Rep, *, all_irreps: bool = False) -> tuple[Component, ...]:
     ``all_irreps``)."""
     irr = V.irreps
     triv = trivial_index(V)
-    out, pos = [], 0
-    for i, m in enumerate(V.mults):
-        d = int(irr.dims[i])
-        if m or all_irreps:
-            out.append(Component(irr.labels[i], i, pos, int(m), d, int(irr.es[i]), i == triv, irr.commutants[i]))
-        pos += int(m) * d
-    return tuple(out)
+    offsets = Isotypic.standard(V).offsets
+    return tuple(
+        Component(irr.labels[i], i, int(offsets[i]), int(m), int(irr.dims[i]), int(irr.es[i]), i == triv, irr.commutants[i])
+        for i, m in enumerate(V.mults)
+        if m or all_irreps
+    )
 
 
 def as_rep(V: object, field: str) -> Rep:

@@ -11,7 +11,8 @@ parameters are the ``C_tau``: ``dim Hom_G(V_in, V_out) = sum_tau m_tau(V_in) m_t
 = (1/|G|) sum_g chi_in(g) chi_out(g)``. A bias commutes with G only on the G-fixed vectors,
 the trivial component of V_out: ``m_1(V_out) = dim V_out^G`` more parameters.
 
-The forward pass is one matmul per shared irrep on an ``(..., m_tau d_tau)`` slice (cost
+The parameters are the orthonormal coordinates of :class:`eqattn.numeric.isotypic.HomBlocks`
+(``HomBlocks.compose(theta)`` is the same matrix in numpy). The forward pass is one matmul per shared irrep on an ``(..., m_tau d_tau)`` slice (cost
 ``sum_tau m_tau(in) m_tau(out) d_tau^2`` per token, at most ``dim V_in dim V_out``). In a user
 basis (``basis_in=`` / ``basis_out=``: a ``BasisChange`` from :mod:`eqattn.torch.interop` or an
 escnn ``FieldType``) the dense ``Q_out W Q_in^T`` is applied instead, like ``nn.Linear``; an
@@ -34,6 +35,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from eqattn.numeric.isotypic import HomBlocks, Isotypic
 from eqattn.reps import Rep
 
 from .components import Component, as_rep, components
@@ -52,11 +54,13 @@ def _tensor(x: Any) -> torch.Tensor:
 class EquivariantLinear(ExactBuffers):
     """``y = x W^T + b`` with ``W`` in Hom_G(V_in, V_out) and ``b`` in V_out^G (module docstring).
 
-    Parameters: ``weights[k]`` of shape ``(m_tau(V_out), m_tau(V_in), e_tau)`` for the k-th irrep
-    both contain (``pairs[k]``), and ``bias`` of shape ``(m_1(V_out),)`` (None without bias).
-    Keywords as ``nn.Linear``: ``bias``, ``dtype``, ``device``; ``generator`` seeds
-    :meth:`reset_parameters`; ``basis_in`` / ``basis_out`` put the features in your coordinates.
-    Works on ``(..., dim V_in)`` tensors.
+    Parameters: ``theta`` of length ``hom.dim = dim Hom_G(V_in, V_out)``, the orthonormal
+    coordinates of :class:`eqattn.numeric.isotypic.HomBlocks` (irrep, then out copy, in copy,
+    commutant element), and ``bias`` of length ``m_1(V_out)`` (None without bias). ``weight``
+    is the dense ``(dim V_out, dim V_in)`` matrix (in the module's coordinates). Keywords as
+    ``nn.Linear``: ``bias``, ``dtype``, ``device``; ``generator`` seeds :meth:`reset_parameters`;
+    ``basis_in`` / ``basis_out`` put the features in your coordinates. Works on
+    ``(..., dim V_in)`` tensors.
     """
 
     def __init__(
@@ -77,17 +81,20 @@ class EquivariantLinear(ExactBuffers):
         if self.in_rep.sub is not self.out_rep.sub:
             raise ValueError(f"in_rep and out_rep are representations of different groups ({self.in_rep.sub.name}, {self.out_rep.sub.name})")
         self.in_features, self.out_features = self.in_rep.dim, self.out_rep.dim
-        self._in = {c.irrep: c for c in components(self.in_rep)}
+        self.hom = HomBlocks(Isotypic.standard(self.in_rep), Isotypic.standard(self.out_rep))
+        ins = {c.irrep: c for c in components(self.in_rep)}
         self._out = components(self.out_rep)
-        self.pairs: tuple[tuple[Component, Component], ...] = tuple(
-            (self._in[c.irrep], c) for c in self._out if c.irrep in self._in
-        )
+        # per output component: (its slice of theta, the input component) or None
+        self._plan: list[tuple[Component, slice | None, Component | None]] = []
+        for co in self._out:
+            ci = ins.get(co.irrep)
+            self._plan.append((co, self.hom.slices[co.irrep] if ci is not None else None, ci))
         kw = {"dtype": dtype, "device": device}
-        self.weights = nn.ParameterList(nn.Parameter(torch.empty(co.mult, ci.mult, co.e, **kw)) for ci, co in self.pairs)
-        for k, (_, co) in enumerate(self.pairs):
-            self.register_exact(f"commutant_{k}", co.commutant, dtype, device)
+        self.theta = nn.Parameter(torch.empty(self.hom.dim, **kw))
+        for co, sl, _ in self._plan:
+            if sl is not None:
+                self.register_exact(f"commutant_{co.irrep}", co.commutant, dtype, device)
         triv = [c for c in self._out if c.trivial]
-        self._bias_slot = triv[0] if triv else None
         self.bias = nn.Parameter(torch.empty(triv[0].mult if triv else 0, **kw)) if bias else None
         self.coords_in = Coordinates(self.in_rep, basis_in, dtype=dtype, device=device, field="basis_in")
         self.coords_out = Coordinates(self.out_rep, basis_out, dtype=dtype, device=device, field="basis_out")
@@ -101,58 +108,67 @@ class EquivariantLinear(ExactBuffers):
     @torch.no_grad()
     def reset_parameters(self, generator: torch.Generator | None = None) -> None:
         """Entries of the expanded weight with ``nn.Linear``'s variance ``1/(3 dim V_in)``: each
-        coordinate ``U(-b, b)`` with ``b = d_tau / sqrt(e_tau dim V_in)``; the bias
+        coordinate of irrep tau ``U(-b, b)`` with ``b = d_tau / sqrt(e_tau dim V_in)``; the bias
         ``U(-1/sqrt(dim V_in), 1/sqrt(dim V_in))``."""
         n = max(self.in_features, 1)
         dev = generator.device if generator is not None else torch.device("cpu")
-        for w, (_, co) in zip(self.weights, self.pairs):
-            b = co.dim / math.sqrt(co.e * n)
-            w.copy_((torch.rand(w.shape, generator=generator, dtype=torch.float64, device=dev) * 2 - 1) * b)
+        noise = torch.rand(self.hom.dim, generator=generator, dtype=torch.float64, device=dev) * 2 - 1
+        scale = torch.zeros(self.hom.dim, dtype=torch.float64)
+        for co, sl, _ in self._plan:
+            if sl is not None:
+                scale[sl] = co.dim / math.sqrt(co.e * n)
+        self.theta.copy_(noise * scale.to(dev))
         if self.bias is not None:
             self.bias.copy_((torch.rand(self.bias.shape, generator=generator, dtype=torch.float64, device=dev) * 2 - 1) / math.sqrt(n))
 
-    def block(self, k: int) -> torch.Tensor:
-        """The weight block ``(m_tau(out) d, m_tau(in) d)`` of ``pairs[k]``."""
-        ci, co = self.pairs[k]
-        E = self._buffers[f"commutant_{k}_w"]
-        return torch.einsum("ije,eab->iajb", self.weights[k], E).reshape(co.size, ci.size)
+    def _block(self, co: Component, sl: slice, ci: Component) -> torch.Tensor:
+        """The ``(m_tau(out) d, m_tau(in) d)`` block ``sum_E Theta_tau[:, :, E] (x) E_tau``."""
+        E = self._buffers[f"commutant_{co.irrep}_w"]
+        th = self.theta[sl].view(co.mult, ci.mult, co.e)
+        return torch.einsum("ije,eab->iajb", th, E).reshape(co.size, ci.size)
 
+    def _weight_eq(self) -> torch.Tensor:
+        W = self.theta.new_zeros(self.out_features, self.in_features)
+        for co, sl, ci in self._plan:
+            if sl is not None and ci is not None:
+                W[co.start : co.stop, ci.start : ci.stop] = self._block(co, sl, ci)
+        return W
+
+    def _bias_eq(self) -> torch.Tensor | None:
+        if self.bias is None:
+            return None
+        parts = [self.bias if co.trivial else self.bias.new_zeros(co.size) for co in self._out]
+        return torch.cat(parts) if parts else self.bias.new_zeros(0)
+
+    @property
     def weight(self) -> torch.Tensor:
-        """The dense ``(dim V_out, dim V_in)`` weight in eqattn's coordinates (differentiable)."""
-        ref = self.commutant_0_w if self.pairs else self.coords_in.Q_w
-        W = ref.new_zeros(self.out_features, self.in_features)
-        for k, (ci, co) in enumerate(self.pairs):
-            W[co.start : co.stop, ci.start : ci.stop] = self.block(k)
+        """The dense ``(dim V_out, dim V_in)`` weight in the module's coordinates (differentiable):
+        ``Q_out W Q_in^T`` with a user basis."""
+        W = self._weight_eq()
+        if self.coords_in.active:
+            W = W @ self.coords_in.Q_w.T
+        if self.coords_out.active:
+            W = self.coords_out.Q_w @ W
         return W
 
     def bias_vector(self) -> torch.Tensor | None:
-        """The ``(dim V_out,)`` bias in eqattn's coordinates, or None."""
-        if self.bias is None:
-            return None
-        b = self.bias.new_zeros(self.out_features)
-        if self._bias_slot is not None:
-            b[self._bias_slot.start : self._bias_slot.stop] = self.bias
+        """The ``(dim V_out,)`` bias in the module's coordinates, or None."""
+        b = self._bias_eq()
+        if b is not None and self.coords_out.active:
+            b = self.coords_out.Q_w @ b
         return b
 
     def forward(self, x: Any) -> Any:
-        like = x
         if self.coords_in.active or self.coords_out.active:  # dense weight in the user's bases
-            x = self.coords_in.inward(x) if not self.coords_in.active else _tensor(x)
-            W, b = self.weight(), self.bias_vector()
-            if self.coords_in.active:
-                W = W @ self.coords_in.Q_w.T
-            if self.coords_out.active:
-                W, b = self.coords_out.Q_w @ W, (self.coords_out.Q_w @ b if b is not None else None)
-            y = F.linear(x, W, b)
+            data = _tensor(x) if self.coords_in.active else self.coords_in.inward(x)
+            y = F.linear(data, self.weight, self.bias_vector())
             ft = self.coords_out.field_type
-            return ft(y) if ft is not None and like is not x else y
+            return ft(y) if ft is not None and data is not x else y
         x = self.coords_in.inward(x)
-        parts, k = [], 0
-        for co in self._out:
-            if k < len(self.pairs) and self.pairs[k][1] is co:
-                ci = self.pairs[k][0]
-                y = F.linear(x[..., ci.start : ci.stop], self.block(k))
-                k += 1
+        parts = []
+        for co, sl, ci in self._plan:
+            if sl is not None and ci is not None:
+                y = F.linear(x[..., ci.start : ci.stop], self._block(co, sl, ci))
             else:
                 y = x.new_zeros(*x.shape[:-1], co.size)
             if co.trivial and self.bias is not None:
