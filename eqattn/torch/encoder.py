@@ -56,7 +56,7 @@ from eqattn.reps import Rep
 
 from .components import as_rep
 from .dropout import EquivariantDropout
-from .interop import Coordinates
+from .interop import coordinates
 from .linear import EquivariantLinear
 from .multihead import EquivariantMultiheadAttention
 from .nonlinearity import EquivariantGate, PointwiseNonlinearity
@@ -76,10 +76,11 @@ def _design(V: Rep, nhead: Any, head_dim: int | None, time_limit: float | None) 
         return nhead
     if isinstance(nhead, bool) or not isinstance(nhead, int) or nhead < 1:
         raise ValueError(f"nhead must be a head count >= 1 or an eqattn design, got {nhead!r}")
-    from eqattn.facade import Problem, optimal_design
+    from eqattn.attention import Problem
+    from eqattn.optimize import optimize
 
     d = int(head_dim) if head_dim is not None else max(1, V.dim // nhead)
-    return optimal_design(Problem(V.sub.group, V, int(nhead), d), time_limit)
+    return optimize(Problem(V.sub.group, V, int(nhead), d), time_limit, constrained=False).design
 
 
 def _additive(mask: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
@@ -143,7 +144,7 @@ class EquivariantTransformerEncoderLayer(nn.Module):
         self.dropout1 = EquivariantDropout(V, dropout, device=device)
         self.dropout2 = EquivariantDropout(V, dropout, device=device)
         self.positional = positional
-        self.coords = Coordinates(V, basis, **kw)
+        self.coords = coordinates(V, basis, **kw)
 
     @property
     def num_parameters(self) -> int:

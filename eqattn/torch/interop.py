@@ -33,7 +33,7 @@ from eqattn.reps import Rep, decompose
 
 from .exact import ExactBuffers
 
-__all__ = ["from_escnn", "to_escnn", "from_e3nn", "Coordinates"]
+__all__ = ["from_escnn", "to_escnn", "from_e3nn", "Coordinates", "NoBasis", "coordinates"]
 
 
 def _escnn_group_name(group: Any) -> str:
@@ -216,6 +216,36 @@ class Coordinates(ExactBuffers):
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}, basis={'user' if self.active else 'eqattn'}"
+
+
+class NoBasis:
+    """eqattn's own coordinates: ``inward``/``outward`` are the identity (not a module, so it
+    adds nothing to a module's repr or state). A GeometricTensor is refused: its coordinates are
+    escnn's, so the module must be built with ``basis=field_type``."""
+
+    active = False
+    field_type = None
+
+    def __init__(self, dim: int) -> None:
+        self.dim = dim
+
+    def inward(self, x: Any) -> Any:
+        if _is_geometric_tensor(x):
+            raise ValueError("a GeometricTensor is in escnn's coordinates: build the module with basis=its field type")
+        if x.shape[-1] != self.dim:
+            raise ValueError(f"expected {self.dim} features in the last dimension, got {tuple(x.shape)}")
+        return x
+
+    def outward(self, y: Any, like: Any = None, field_type: Any = None) -> Any:
+        return y
+
+
+def coordinates(V: Rep, basis: Any = None, *, dtype: Any = None, device: Any = None, field: str = "basis") -> "Coordinates | NoBasis":
+    """:class:`Coordinates` for ``basis`` (see :func:`_resolve_basis` for what it may be), or
+    :class:`NoBasis` when it is None."""
+    if basis is None:
+        return NoBasis(V.dim)
+    return Coordinates(V, basis, dtype=dtype, device=device, field=field)
 
 
 def trivial_field_type(like: Any, count: int) -> Any:

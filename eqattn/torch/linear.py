@@ -40,7 +40,7 @@ from eqattn.reps import Rep
 
 from .components import Component, as_rep, components
 from .exact import ExactBuffers
-from .interop import Coordinates
+from .interop import coordinates
 from .layers import _check_factory
 
 __all__ = ["EquivariantLinear"]
@@ -96,8 +96,8 @@ class EquivariantLinear(ExactBuffers):
                 self.register_exact(f"commutant_{co.irrep}", co.commutant, dtype, device)
         triv = [c for c in self._out if c.trivial]
         self.bias = nn.Parameter(torch.empty(triv[0].mult if triv else 0, **kw)) if bias else None
-        self.coords_in = Coordinates(self.in_rep, basis_in, dtype=dtype, device=device, field="basis_in")
-        self.coords_out = Coordinates(self.out_rep, basis_out, dtype=dtype, device=device, field="basis_out")
+        self.coords_in = coordinates(self.in_rep, basis_in, dtype=dtype, device=device, field="basis_in")
+        self.coords_out = coordinates(self.out_rep, basis_out, dtype=dtype, device=device, field="basis_out")
         self.reset_parameters(generator=generator)
 
     @property

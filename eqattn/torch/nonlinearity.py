@@ -40,7 +40,7 @@ from eqattn.reps import Rep, decompose
 
 from .components import as_rep, components
 from .exact import ExactBuffers
-from .interop import Coordinates
+from .interop import coordinates
 from .layers import _check_factory
 
 __all__ = ["EquivariantGate", "PointwiseNonlinearity", "activation_function", "permutation_matrices"]
@@ -190,7 +190,7 @@ class PointwiseNonlinearity(ExactBuffers):
         self.register_buffer("gather", torch.tensor(flat, dtype=torch.long, device=device), persistent=False)
         self.register_buffer("scatter", torch.tensor(np.argsort(flat), dtype=torch.long, device=device), persistent=False)
         self.register_exact("Q", change.Q, dtype, device)
-        self.coords = Coordinates(self.rep, basis, dtype=dtype, device=device)
+        self.coords = coordinates(self.rep, basis, dtype=dtype, device=device)
 
     def forward(self, x: Any) -> Any:
         like = x

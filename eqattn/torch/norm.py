@@ -23,7 +23,7 @@ single one-dimensional copy carries only its sign, so prefer it for large multip
 >>> ln = EquivariantLayerNorm(V)
 >>> ln.num_parameters    # gains: 2+2+2+2+4 copies; bias: 2 trivial copies
 14
->>> y = ln(torch.randn(3, 16)); float(y.square().mean(-1).max()) < 1.0 + 1e-4
+>>> y = ln(torch.randn(3, 16)).detach(); float(y.square().mean(-1).max()) < 1.0 + 1e-4
 True
 """
 
@@ -37,7 +37,7 @@ from torch import nn
 from eqattn.reps import Rep
 
 from .components import as_rep, components, copy_index
-from .interop import Coordinates
+from .interop import coordinates
 from .layers import _check_factory
 
 __all__ = ["EquivariantLayerNorm", "EquivariantRMSNorm"]
@@ -84,7 +84,7 @@ class _InvariantNorm(nn.Module):
         self.weight = nn.Parameter(torch.empty(self.num_copies, **kw)) if self.elementwise_affine else None
         use_bias = self.elementwise_affine and bias
         self.bias = nn.Parameter(torch.empty(self.num_trivial, **kw)) if use_bias else None
-        self.coords = Coordinates(self.rep, basis, dtype=dtype, device=device)
+        self.coords = coordinates(self.rep, basis, dtype=dtype, device=device)
         self.reset_parameters()
 
     @property

@@ -27,7 +27,7 @@ from torch import nn
 from eqattn.reps import Rep
 
 from .components import as_rep, components
-from .interop import Coordinates, trivial_field_type
+from .interop import coordinates, trivial_field_type
 
 __all__ = ["InvariantPooling"]
 
@@ -54,7 +54,7 @@ class InvariantPooling(nn.Module):
         self.register_buffer("trivial_idx", torch.tensor(triv, dtype=torch.long, device=device), persistent=False)
         self.register_buffer("norm_idx", torch.tensor(norm_idx, dtype=torch.long, device=device), persistent=False)
         self.register_buffer("norm_of", torch.tensor(norm_of, dtype=torch.long, device=device), persistent=False)
-        self.coords = Coordinates(self.rep, basis, dtype=dtype, device=device)
+        self.coords = coordinates(self.rep, basis, dtype=dtype, device=device)
 
     def forward(self, x: Any) -> Any:
         like = x
