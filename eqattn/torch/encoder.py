@@ -20,7 +20,10 @@ with
   permutation basis (:class:`~eqattn.torch.nonlinearity.PointwiseNonlinearity`); or a
   representation ``U``: ``linear1`` maps to ``U`` plus one invariant gate per non-trivial copy
   and :class:`~eqattn.torch.nonlinearity.EquivariantGate` applies ``activation`` to U's
-  scalars and the gates to its other copies;
+  scalars and the gates to its other copies. With regular copies ``linear1`` and ``linear2``
+  are applied in the permutation basis (their weights moved there once per call), so the
+  feed-forward costs two GEMMs per token like a vanilla one, and its dropout drops whole
+  regular copies (which G permutes within themselves);
 * ``linear1``, ``linear2``: :class:`~eqattn.torch.linear.EquivariantLinear`; ``norm1``,
   ``norm2``: :class:`~eqattn.torch.norm.EquivariantLayerNorm` (``norm="rms"``:
   :class:`~eqattn.torch.norm.EquivariantRMSNorm`); the dropouts drop whole irreducible copies
@@ -50,6 +53,7 @@ import math
 from typing import Any, Callable
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from eqattn.reps import Rep
@@ -214,7 +218,19 @@ class EquivariantTransformerEncoderLayer(nn.Module):
         return self.dropout1(out)
 
     def _ff_block(self, x: torch.Tensor) -> torch.Tensor:
-        return self.dropout2(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+        act = self.activation
+        if isinstance(act, PointwiseNonlinearity):
+            # linear2(act(linear1(x))) with the weights moved into the permutation basis once per
+            # call: two GEMMs and the activation per token, as in a vanilla FFN
+            w1 = act.permutation_rows(self.linear1.weight)
+            b1 = self.linear1.bias_vector()
+            u = act.activation(F.linear(x, w1, act.permutation_rows(b1) if b1 is not None else None))
+            if self.training and self.dropout.p > 0:  # whole regular copies: permuted within themselves
+                keep = torch.rand(*u.shape[:-1], act.copies, 1, dtype=u.dtype, device=u.device) >= self.dropout.p
+                u = (u.unflatten(-1, (act.copies, act.block)) * keep / (1.0 - self.dropout.p)).flatten(-2)
+            y = F.linear(u, act.permutation_columns(self.linear2.weight), self.linear2.bias_vector())
+            return self.dropout2(y)
+        return self.dropout2(self.linear2(self.dropout(act(self.linear1(x)))))
 
     def extra_repr(self) -> str:
         return (

@@ -12,8 +12,10 @@ parameters are the ``C_tau``: ``dim Hom_G(V_in, V_out) = sum_tau m_tau(V_in) m_t
 the trivial component of V_out: ``m_1(V_out) = dim V_out^G`` more parameters.
 
 The parameters are the orthonormal coordinates of :class:`eqattn.numeric.isotypic.HomBlocks`
-(``HomBlocks.compose(theta)`` is the same matrix in numpy). The forward pass is one matmul per shared irrep on an ``(..., m_tau d_tau)`` slice (cost
-``sum_tau m_tau(in) m_tau(out) d_tau^2`` per token, at most ``dim V_in dim V_out``). In a user
+(``HomBlocks.compose(theta)`` is the same matrix in numpy). Each call expands them into the
+dense weight by one ``index_add`` of the blocks' nonzeros (``sum_tau m_tau(in) m_tau(out)
+nnz(E_tau)`` of them, at most ``dim V_in dim V_out``) and applies it by one GEMM, as
+``nn.Linear`` does. In a user
 basis (``basis_in=`` / ``basis_out=``: a ``BasisChange`` from :mod:`eqattn.torch.interop` or an
 escnn ``FieldType``) the dense ``Q_out W Q_in^T`` is applied instead, like ``nn.Linear``; an
 escnn ``GeometricTensor`` comes back as one when ``basis_out`` is a field type.
@@ -36,14 +38,35 @@ import torch.nn.functional as F
 from torch import nn
 
 from eqattn.numeric.isotypic import HomBlocks, Isotypic
-from eqattn.reps import Rep
+from eqattn.reps import Rep, irreps_of
 
-from .components import Component, as_rep, components
+from .components import as_rep, components
 from .exact import ExactBuffers
 from .interop import coordinates
 from .layers import _check_factory
 
 __all__ = ["EquivariantLinear"]
+
+
+def _hom_triplets(hom: HomBlocks) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(param, pos, vals)`` with ``hom.compose(theta).flat[pos] += theta[param] * vals`` for
+    representations in block form (both ``Q`` the identity): the nonzeros of
+    ``Theta_tau (x) E_tau`` block by block, ``sum_tau m_tau(W) m_tau(V) nnz(E_tau)`` of them."""
+    dims = irreps_of(hom.source.sub).dims
+    n_in = hom.source.dim
+    ow, ov = hom.target.offsets, hom.source.offsets
+    params, poss, vals = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)], [np.zeros(0)]
+    for t, ((w, v, e), sl) in enumerate(zip(hom.shapes, hom.slices)):
+        if w * v == 0:
+            continue
+        d = int(dims[t])
+        E, A, B = np.nonzero(np.abs(hom.commutants[t]) > 1e-15)
+        i, j = np.meshgrid(np.arange(w), np.arange(v), indexing="ij")
+        i, j = i.reshape(-1, 1), j.reshape(-1, 1)
+        params.append((sl.start + (i * v + j) * e + E).ravel())
+        poss.append(((ow[t] + i * d + A) * n_in + ov[t] + j * d + B).ravel())
+        vals.append(np.broadcast_to(hom.commutants[t][E, A, B], (w * v, E.size)).ravel())
+    return np.concatenate(params), np.concatenate(poss), np.concatenate(vals)
 
 
 def _tensor(x: Any) -> torch.Tensor:
@@ -82,19 +105,15 @@ class EquivariantLinear(ExactBuffers):
             raise ValueError(f"in_rep and out_rep are representations of different groups ({self.in_rep.sub.name}, {self.out_rep.sub.name})")
         self.in_features, self.out_features = self.in_rep.dim, self.out_rep.dim
         self.hom = HomBlocks(Isotypic.standard(self.in_rep), Isotypic.standard(self.out_rep))
-        ins = {c.irrep: c for c in components(self.in_rep)}
         self._out = components(self.out_rep)
-        # per output component: (its slice of theta, the input component) or None
-        self._plan: list[tuple[Component, slice | None, Component | None]] = []
-        for co in self._out:
-            ci = ins.get(co.irrep)
-            self._plan.append((co, self.hom.slices[co.irrep] if ci is not None else None, ci))
         kw = {"dtype": dtype, "device": device}
         self.theta = nn.Parameter(torch.empty(self.hom.dim, **kw))
-        for co, sl, _ in self._plan:
-            if sl is not None:
-                self.register_exact(f"commutant_{co.irrep}", co.commutant, dtype, device)
+        param, pos, vals = _hom_triplets(self.hom)
+        self.register_buffer("param", torch.as_tensor(param).to(device), persistent=False)
+        self.register_buffer("pos", torch.as_tensor(pos).to(device), persistent=False)
+        self.register_exact("vals", vals, dtype, device)
         triv = [c for c in self._out if c.trivial]
+        self._bias_pad = (triv[0].start, self.out_features - triv[0].stop) if triv else (0, self.out_features)
         self.bias = nn.Parameter(torch.empty(triv[0].mult if triv else 0, **kw)) if bias else None
         self.coords_in = coordinates(self.in_rep, basis_in, dtype=dtype, device=device, field="basis_in")
         self.coords_out = coordinates(self.out_rep, basis_out, dtype=dtype, device=device, field="basis_out")
@@ -107,38 +126,31 @@ class EquivariantLinear(ExactBuffers):
 
     @torch.no_grad()
     def reset_parameters(self, generator: torch.Generator | None = None) -> None:
-        """Entries of the expanded weight with ``nn.Linear``'s variance ``1/(3 dim V_in)``: each
-        coordinate of irrep tau ``U(-b, b)`` with ``b = d_tau / sqrt(e_tau dim V_in)``; the bias
+        """``nn.Linear``'s initialisation with the fan-in an output actually sees, its isotypic
+        component ``m_tau(V_in) d_tau``: each row of block tau gets squared norm ``1/3`` in
+        expectation (as ``U(-1/sqrt(fan_in), 1/sqrt(fan_in))`` gives), so the coordinates of
+        irrep tau are ``U(-b, b)`` with ``b = sqrt(d_tau / (e_tau m_tau(V_in)))``; the bias
         ``U(-1/sqrt(dim V_in), 1/sqrt(dim V_in))``."""
         n = max(self.in_features, 1)
         dev = generator.device if generator is not None else torch.device("cpu")
         noise = torch.rand(self.hom.dim, generator=generator, dtype=torch.float64, device=dev) * 2 - 1
-        scale = torch.zeros(self.hom.dim, dtype=torch.float64)
-        for co, sl, _ in self._plan:
-            if sl is not None:
-                scale[sl] = co.dim / math.sqrt(co.e * n)
-        self.theta.copy_(noise * scale.to(dev))
+        scale = np.zeros(self.hom.dim)
+        dims = self.out_rep.irreps.dims
+        for t, ((w, v, e), sl) in enumerate(zip(self.hom.shapes, self.hom.slices)):
+            if w * v:
+                scale[sl] = math.sqrt(int(dims[t]) / (e * v))
+        self.theta.copy_(noise * torch.as_tensor(scale, device=dev))
         if self.bias is not None:
             self.bias.copy_((torch.rand(self.bias.shape, generator=generator, dtype=torch.float64, device=dev) * 2 - 1) / math.sqrt(n))
 
-    def _block(self, co: Component, sl: slice, ci: Component) -> torch.Tensor:
-        """The ``(m_tau(out) d, m_tau(in) d)`` block ``sum_E Theta_tau[:, :, E] (x) E_tau``."""
-        E = self._buffers[f"commutant_{co.irrep}_w"]
-        th = self.theta[sl].view(co.mult, ci.mult, co.e)
-        return torch.einsum("ije,eab->iajb", th, E).reshape(co.size, ci.size)
-
     def _weight_eq(self) -> torch.Tensor:
-        W = self.theta.new_zeros(self.out_features, self.in_features)
-        for co, sl, ci in self._plan:
-            if sl is not None and ci is not None:
-                W[co.start : co.stop, ci.start : ci.stop] = self._block(co, sl, ci)
-        return W
+        """``HomBlocks.compose(theta)`` in torch: one ``index_add`` of the triplets."""
+        flat = self.theta.new_zeros(self.out_features * self.in_features)
+        flat = flat.index_add(0, self.pos, self.theta.index_select(0, self.param) * self._buffers["vals_w"])
+        return flat.view(self.out_features, self.in_features)
 
     def _bias_eq(self) -> torch.Tensor | None:
-        if self.bias is None:
-            return None
-        parts = [self.bias if co.trivial else self.bias.new_zeros(co.size) for co in self._out]
-        return torch.cat(parts) if parts else self.bias.new_zeros(0)
+        return None if self.bias is None else F.pad(self.bias, self._bias_pad)
 
     @property
     def weight(self) -> torch.Tensor:
@@ -159,22 +171,10 @@ class EquivariantLinear(ExactBuffers):
         return b
 
     def forward(self, x: Any) -> Any:
-        if self.coords_in.active or self.coords_out.active:  # dense weight in the user's bases
-            data = _tensor(x) if self.coords_in.active else self.coords_in.inward(x)
-            y = F.linear(data, self.weight, self.bias_vector())
-            ft = self.coords_out.field_type
-            return ft(y) if ft is not None and data is not x else y
-        x = self.coords_in.inward(x)
-        parts = []
-        for co, sl, ci in self._plan:
-            if sl is not None and ci is not None:
-                y = F.linear(x[..., ci.start : ci.stop], self._block(co, sl, ci))
-            else:
-                y = x.new_zeros(*x.shape[:-1], co.size)
-            if co.trivial and self.bias is not None:
-                y = y + self.bias
-            parts.append(y)
-        return torch.cat(parts, dim=-1) if parts else x.new_zeros(*x.shape[:-1], 0)
+        data = _tensor(x) if self.coords_in.active else self.coords_in.inward(x)
+        y = F.linear(data, self.weight, self.bias_vector())
+        ft = self.coords_out.field_type
+        return ft(y) if ft is not None and data is not x else y
 
     def extra_repr(self) -> str:
         return (

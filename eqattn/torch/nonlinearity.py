@@ -200,5 +200,21 @@ class PointwiseNonlinearity(ExactBuffers):
         y = (self.activation(u) @ self.Q_w).reshape(*lead, self.copies * self.block)
         return self.coords.outward(y.index_select(-1, self.scatter), like)
 
+    def permutation_rows(self, W: torch.Tensor) -> torch.Tensor:
+        """``W (dim rep, k)``, a map INTO ``rep`` (eqattn's coordinates), as the map into the
+        permutation basis: ``P W`` with ``P`` the change of basis used by :meth:`forward`
+        (per copy ``Q W[copy]``; ``(dim rep, k)``, cost ``dim rep * [G:K] * k``). A vector
+        (a bias) is a ``(dim rep,)`` W."""
+        vec = W.dim() == 1
+        W = W.unsqueeze(-1) if vec else W
+        Wp = (self.Q_w @ W.index_select(0, self.gather).reshape(self.copies, self.block, -1)).reshape(self.rep.dim, -1)
+        return Wp.squeeze(-1) if vec else Wp
+
+    def permutation_columns(self, W: torch.Tensor) -> torch.Tensor:
+        """``W (k, dim rep)``, a map OUT OF ``rep``, as the map out of the permutation basis:
+        ``W P^T`` (``(k, dim rep)``)."""
+        k = W.shape[0]
+        return (W.index_select(1, self.gather).reshape(k, self.copies, self.block) @ self.Q_w.T).reshape(k, -1)
+
     def extra_repr(self) -> str:
         return f"rep='{self.rep}', copies={self.copies}, subgroup={self.subgroup!r}, activation={self._name}"

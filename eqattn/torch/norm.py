@@ -32,6 +32,7 @@ from __future__ import annotations
 from typing import Any
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from eqattn.reps import Rep
@@ -70,16 +71,15 @@ class _InvariantNorm(nn.Module):
         self.elementwise_affine = bool(elementwise_affine)
         comps = components(self.rep)
         self.num_copies = sum(c.mult for c in comps)
-        copy_of, comp_of, triv = copy_index(self.rep), [], [0.0] * self.rep.dim
+        copy_of, comp_of = copy_index(self.rep), []
         for j, c in enumerate(comps):
             comp_of += [j] * c.size
-            if c.trivial:
-                triv[c.start : c.stop] = [1.0] * c.size
-        self.num_trivial = int(sum(triv))
+        triv = [(c.start, c.stop) for c in comps if c.trivial]
+        self._trivial = triv[0] if triv else (0, 0)
+        self.num_trivial = self._trivial[1] - self._trivial[0]
         self.comp_sizes = tuple(c.size for c in comps)
         self.register_buffer("copy_of", torch.tensor(copy_of, dtype=torch.long, device=device), persistent=False)
         self.register_buffer("comp_of", torch.tensor(comp_of, dtype=torch.long, device=device), persistent=False)
-        self.register_buffer("trivial_mask", torch.tensor(triv, dtype=dtype, device=device), persistent=False)
         kw = {"dtype": dtype, "device": device}
         self.weight = nn.Parameter(torch.empty(self.num_copies, **kw)) if self.elementwise_affine else None
         use_bias = self.elementwise_affine and bias
@@ -102,23 +102,22 @@ class _InvariantNorm(nn.Module):
     def forward(self, x: Any) -> Any:
         like = x
         x = self.coords.inward(x)
-        mask = self.trivial_mask.to(x.dtype)
-        if self.center and self.num_trivial:
-            mean = (x * mask).sum(-1, keepdim=True) / self.num_trivial
-            x = x - mean * mask
-        eps = self.eps if self.eps is not None else torch.finfo(x.dtype).eps
-        sq = x.square()
+        s, e = self._trivial
+        if self.center and e > s:  # the mean of the trivial coordinates, subtracted from them
+            x = x - F.pad(x[..., s:e].mean(-1, keepdim=True).expand(*x.shape[:-1], e - s), (s, self.rep.dim - e))
+        gain = self.weight.index_select(0, self.copy_of) if self.weight is not None else None
         if self.scope == "vector":
-            ms = sq.mean(-1, keepdim=True)
+            y = F.rms_norm(x, self.normalized_shape, gain, self.eps)
         else:
+            eps = self.eps if self.eps is not None else torch.finfo(x.dtype).eps
+            sq = x.square()
             sums = sq.new_zeros(*sq.shape[:-1], len(self.comp_sizes)).index_add(-1, self.comp_of, sq)
             ms = (sums / sq.new_tensor(self.comp_sizes)).index_select(-1, self.comp_of)
-        y = x * torch.rsqrt(ms + eps)
-        if self.weight is not None:
-            y = y * self.weight.index_select(0, self.copy_of)
+            y = x * torch.rsqrt(ms + eps)
+            if gain is not None:
+                y = y * gain
         if self.bias is not None:
-            full = y.new_zeros(self.rep.dim).masked_scatter(mask.bool(), self.bias)
-            y = y + full
+            y = y + F.pad(self.bias, (s, self.rep.dim - e))
         return self.coords.outward(y, like)
 
     def extra_repr(self) -> str:
