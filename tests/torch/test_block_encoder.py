@@ -187,3 +187,15 @@ def test_encoder_in_e3nn_coordinates() -> None:
         wrong = max(float((plain(x @ D[g].T) - plain(x) @ D[g].T).abs().max()) for g in elements("Oh"))
     assert err < TOL * float(y.abs().max())
     assert wrong > 1e-3  # without the basis the layer is not equivariant in e3nn's coordinates
+
+
+def test_feedforward_in_the_permutation_basis_is_the_composition() -> None:
+    """The regular-copies FFN (weights moved into the permutation basis) computes exactly
+    linear2(activation(linear1(x)))."""
+    design = d4_design()
+    V = design.problem.V
+    layer = EquivariantTransformerEncoderLayer(V, design, dim_feedforward=3, activation="gelu", dtype=F64).eval()
+    x = x_of((4, V.dim))
+    with torch.no_grad():
+        composed = layer.linear2(layer.activation(layer.linear1(x)))
+        assert torch.allclose(layer._ff_block(x), composed, atol=1e-12)
