@@ -15,6 +15,10 @@ basis=change)`` then acts on the other library's features directly::
 
     G, V, change = from_e3nn("8x0e + 8x1o", "Oh")       # e3nn's real spherical-harmonic basis on O_h
 
+The transformer-block modules (:mod:`eqattn.torch.linear`, ``norm``, ``encoder``, ...) take
+the same changes as ``basis=``: :class:`Coordinates` carries a token row between the user's
+coordinates and eqattn's (``x_u = x Q^T``) and gives an escnn ``GeometricTensor`` back as one.
+
 escnn and e3nn are imported only inside these functions (extras ``eqattn[escnn]``,
 ``eqattn[e3nn]``). escnn groups supported: cyclic ``C_N`` and dihedral ``D_N`` (the finite
 groups whose eqattn catalog name is unambiguous).
