@@ -156,11 +156,15 @@ class EquivariantTransformerEncoderLayer(nn.Module):
 
     def reset_parameters(self, generator: torch.Generator | None = None) -> None:
         """Re-draw every submodule's parameters (attention, linears; norms to 1 and 0)."""
-        self.self_attn.core.reset_parameters(generator=generator)
-        if self.self_attn.bias_qkv is not None:
+        attn = self.self_attn
+        if hasattr(attn, "reset_parameters"):
+            attn.reset_parameters()
+        else:  # the attention's weights as EquivariantAttention draws them, zero biases
+            attn.core.reset_parameters(generator=generator)
             with torch.no_grad():
-                self.self_attn.bias_qkv.zero_()
-                self.self_attn.bias_out.zero_()
+                for b in (attn.bias_qkv, attn.bias_out):
+                    if b is not None:
+                        b.zero_()
         self.linear1.reset_parameters(generator=generator)
         self.linear2.reset_parameters(generator=generator)
         self.norm1.reset_parameters()

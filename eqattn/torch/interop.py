@@ -189,9 +189,11 @@ class Coordinates(ExactBuffers):
 
     >>> import eqattn, torch
     >>> G = eqattn.group("C4"); V = eqattn.rep(G, "regular")
-    >>> c = Coordinates(V, None)
-    >>> c.inward(torch.ones(2, 4)).shape
-    torch.Size([2, 4])
+    >>> Q = np.eye(4)[[1, 0, 2, 3]]                     # the user's coordinates: two swapped
+    >>> c = Coordinates(V, Q, dtype=torch.float64)
+    >>> x = torch.tensor([[1.0, 2.0, 3.0, 4.0]], dtype=torch.float64)
+    >>> c.inward(x).tolist(), c.outward(c.inward(x)).tolist()
+    ([[2.0, 1.0, 3.0, 4.0]], [[1.0, 2.0, 3.0, 4.0]])
     """
 
     def __init__(self, V: Rep, basis: Any = None, *, dtype: Any = None, device: Any = None, field: str = "basis") -> None:

@@ -199,3 +199,15 @@ def test_feedforward_in_the_permutation_basis_is_the_composition() -> None:
     with torch.no_grad():
         composed = layer.linear2(layer.activation(layer.linear1(x)))
         assert torch.allclose(layer._ff_block(x), composed, atol=1e-12)
+
+
+def test_the_layer_works_inside_torch_transformer_encoder() -> None:
+    """A drop-in: nn.TransformerEncoder stacks it (masks, padding, eval) and stays equivariant."""
+    design = d4_design()
+    V = design.problem.V
+    layer = EquivariantTransformerEncoderLayer(V, design, dim_feedforward=2, batch_first=True, dtype=F64)
+    enc = torch.nn.TransformerEncoder(layer, 2, enable_nested_tensor=False).eval()
+    x = x_of((3, 5, V.dim))
+    causal = torch.nn.Transformer.generate_square_subsequent_mask(5, dtype=F64)
+    pad = torch.tensor([[False] * 5, [False] * 3 + [True] * 2, [False] * 4 + [True]])
+    assert stack_error(lambda z: enc(z, mask=causal, is_causal=True, src_key_padding_mask=pad), V, "D4", x) < TOL
