@@ -208,6 +208,6 @@ def test_the_layer_works_inside_torch_transformer_encoder() -> None:
     layer = EquivariantTransformerEncoderLayer(V, design, dim_feedforward=2, batch_first=True, dtype=F64)
     enc = torch.nn.TransformerEncoder(layer, 2, enable_nested_tensor=False).eval()
     x = x_of((3, 5, V.dim))
-    causal = torch.nn.Transformer.generate_square_subsequent_mask(5, dtype=F64)
+    causal = torch.ones(5, 5, dtype=torch.bool).triu(1)
     pad = torch.tensor([[False] * 5, [False] * 3 + [True] * 2, [False] * 4 + [True]])
     assert stack_error(lambda z: enc(z, mask=causal, is_causal=True, src_key_padding_mask=pad), V, "D4", x) < TOL
