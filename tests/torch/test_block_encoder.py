@@ -150,8 +150,10 @@ def test_torch_conventions() -> None:
     pre = EquivariantTransformerEncoderLayer(V, design, batch_first=True, norm_first=True, **kw, dtype=F64)
     pre.load_state_dict(first.state_dict())
     assert float((pre(x) - first(x)).detach().abs().max()) > 1e-3
-    f32 = EquivariantTransformerEncoderLayer(V, design, **kw)
+    f32 = EquivariantTransformerEncoderLayer(V, design, **kw, positional=RelativePositionBias(3))
     assert {p.dtype for p in f32.parameters()} == {torch.float32}
+    # built in float32, cast to float64: the fixed bases are float64 masters, so exact again
+    assert stack_error(f32.double().eval(), V, "D4", x) < TOL
     for module in (EquivariantLinear(V, V, device="meta"), EquivariantLayerNorm(V, device="meta"),
                    RelativePositionBias(4, device="meta")):
         assert {p.device.type for p in module.parameters()} == {"meta"}
