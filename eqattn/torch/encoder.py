@@ -13,7 +13,8 @@ with
 * ``d_model`` a representation V (``eqattn.rep(G, "2xregular")``);
 * ``nhead`` a design (``eqattn.Design``, e.g. from ``eqattn.optimal_design``), or a head count
   ``H``: then the optimiser finds the fewest-parameter covering design for ``(G, V, H, d)``
-  with ``d = head_dim`` (default ``dim V // H``) within ``time_limit`` seconds;
+  with ``d = head_dim`` (default ``dim V // H``) within ``time_limit`` seconds (``design`` and
+  ``design_status``: ``"optimal"`` when proven, ``"feasible"`` when the limit stopped the proof);
   ``self_attn`` is an :class:`~eqattn.torch.multihead.EquivariantMultiheadAttention`;
 * ``dim_feedforward`` a count ``c`` of regular copies (default ``ceil(4 dim V / |G|)``): the
   hidden representation is ``c x regular`` and ``activation`` acts pointwise in its
@@ -71,20 +72,23 @@ __all__ = ["EquivariantTransformerEncoderLayer", "EquivariantTransformerEncoder"
 NORMS = {"layer": EquivariantLayerNorm, "rms": EquivariantRMSNorm}
 
 
-def _design(V: Rep, nhead: Any, head_dim: int | None, time_limit: float | None) -> Any:
-    """The attention design: ``nhead`` itself, or the optimiser's for ``(G, V, nhead, head_dim)``."""
+def _design(V: Rep, nhead: Any, head_dim: int | None, time_limit: float | None) -> tuple[Any, str]:
+    """The attention design and where it came from: ``(nhead, "given")``, or the optimiser's for
+    ``(G, V, nhead, head_dim)`` with its status (``"optimal"`` when proven, ``"feasible"``
+    when the time limit stopped the proof)."""
     if hasattr(nhead, "problem") and hasattr(nhead, "orbits"):
         p = nhead.problem
         if p.group.name != V.sub.group.name or tuple(p.V.mults) != tuple(V.mults):
             raise ValueError(f"the design is for {p.group.name} on {p.V}; d_model is {V.sub.group.name} on {V}")
-        return nhead
+        return nhead, "given"
     if isinstance(nhead, bool) or not isinstance(nhead, int) or nhead < 1:
         raise ValueError(f"nhead must be a head count >= 1 or an eqattn design, got {nhead!r}")
     from eqattn.attention import Problem
     from eqattn.optimize import optimize
 
     d = int(head_dim) if head_dim is not None else max(1, V.dim // nhead)
-    return optimize(Problem(V.sub.group, V, int(nhead), d), time_limit, constrained=False).design
+    result = optimize(Problem(V.sub.group, V, int(nhead), d), time_limit, constrained=False)
+    return result.design, str(result.status)
 
 
 def _additive(mask: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
@@ -124,7 +128,8 @@ class EquivariantTransformerEncoderLayer(nn.Module):
             raise ValueError(f"norm must be one of {sorted(NORMS)}, got {norm!r}")
         kw = {"dtype": dtype, "device": device}
         self.rep, self.batch_first, self.norm_first = V, bool(batch_first), bool(norm_first)
-        self.design = _design(V, nhead, head_dim, time_limit)
+        #: the attention design, and "given" / the optimiser's status ("optimal": proven fewest parameters)
+        self.design, self.design_status = _design(V, nhead, head_dim, time_limit)
         self.self_attn = EquivariantMultiheadAttention(
             self.design, dropout=dropout, bias=bias, batch_first=batch_first, generator=generator, **kw
         )

@@ -113,6 +113,7 @@ def test_parameter_count_against_the_formula() -> None:
     norms = 2 * (copies(V) + invariant_dim(V))
     assert layer.num_parameters == attention + ffn + norms
     assert layer.self_attn.num_weight_parameters == design.params
+    assert layer.design_status == "given"
     enc = EquivariantTransformerEncoder(layer, 4)
     assert enc.num_parameters == 4 * layer.num_parameters
     vanilla = torch.nn.TransformerEncoderLayer(V.dim, 4, dim_feedforward=hidden.dim)
@@ -127,6 +128,7 @@ def test_head_count_through_the_optimiser_and_gated_feedforward() -> None:
                                                norm_first=True, dtype=F64, time_limit=20)
     best = eqattn.optimal_design(eqattn.Problem(G, V, heads=2, head_dim=2), 20)
     assert layer.self_attn.num_weight_parameters == best.params
+    assert layer.design_status == "optimal"
     assert layer.activation.in_rep.dim == U.dim + 4  # 3 E1 + 1 B copies get a gate each
     layer.eval()
     x = x_of((5, 3, V.dim))  # batch_first=False: (tokens, batch, features)
