@@ -59,7 +59,7 @@ from torch import nn
 
 from eqattn.reps import Rep
 
-from .components import as_rep
+from .components import SharesGroupData, as_rep
 from .dropout import EquivariantDropout
 from .interop import coordinates
 from .linear import EquivariantLinear
@@ -97,7 +97,7 @@ def _additive(mask: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     return mask.to(dtype)
 
 
-class EquivariantTransformerEncoderLayer(nn.Module):
+class EquivariantTransformerEncoderLayer(SharesGroupData, nn.Module):
     """``nn.TransformerEncoderLayer`` on a representation V (module docstring)."""
 
     def __init__(
@@ -249,7 +249,7 @@ class EquivariantTransformerEncoderLayer(nn.Module):
         )
 
 
-class EquivariantTransformerEncoder(nn.Module):
+class EquivariantTransformerEncoder(SharesGroupData, nn.Module):
     """``nn.TransformerEncoder``: ``num_layers`` copies of ``encoder_layer`` (deep copies, as
     there: they start with the same weights; call :meth:`reset_parameters` for independent
     draws), then ``norm`` (an equivariant norm of V in eqattn's coordinates, or None).

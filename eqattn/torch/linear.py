@@ -40,7 +40,7 @@ from torch import nn
 from eqattn.numeric.isotypic import HomBlocks, Isotypic
 from eqattn.reps import Rep, irreps_of
 
-from .components import as_rep, components
+from .components import SharesGroupData, as_rep, components
 from .exact import ExactBuffers
 from .interop import coordinates
 from .layers import _check_factory
@@ -74,7 +74,7 @@ def _tensor(x: Any) -> torch.Tensor:
     return x.tensor if hasattr(x, "tensor") and hasattr(x, "type") else x
 
 
-class EquivariantLinear(ExactBuffers):
+class EquivariantLinear(SharesGroupData, ExactBuffers):
     """``y = x W^T + b`` with ``W`` in Hom_G(V_in, V_out) and ``b`` in V_out^G (module docstring).
 
     Parameters: ``theta`` of length ``hom.dim = dim Hom_G(V_in, V_out)``, the orthonormal

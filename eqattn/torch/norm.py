@@ -37,7 +37,7 @@ from torch import nn
 
 from eqattn.reps import Rep
 
-from .components import as_rep, components, copy_index
+from .components import SharesGroupData, as_rep, components, copy_index
 from .interop import coordinates
 from .layers import _check_factory
 
@@ -46,7 +46,7 @@ __all__ = ["EquivariantLayerNorm", "EquivariantRMSNorm"]
 SCOPES = ("vector", "isotypic")
 
 
-class _InvariantNorm(nn.Module):
+class _InvariantNorm(SharesGroupData, nn.Module):
     """Shared machinery: centring of the trivial component, invariant statistics, gains per copy."""
 
     def __init__(

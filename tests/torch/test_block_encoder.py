@@ -116,6 +116,10 @@ def test_parameter_count_against_the_formula() -> None:
     assert layer.design_status == "given"
     enc = EquivariantTransformerEncoder(layer, 4)
     assert enc.num_parameters == 4 * layer.num_parameters
+    # the copies share the group-level values (not four copies of D4's lattice), not the weights
+    for copy_ in enc.layers:
+        assert copy_.rep.sub is V.sub and copy_.linear1.hom is not None and copy_.design is design
+        assert copy_.linear1.theta is not layer.linear1.theta
     vanilla = torch.nn.TransformerEncoderLayer(V.dim, 4, dim_feedforward=hidden.dim)
     assert layer.num_parameters < sum(p.numel() for p in vanilla.parameters()) / 8
 
