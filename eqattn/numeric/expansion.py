@@ -39,7 +39,7 @@ import scipy.sparse as sp
 from ..reps import irreps_of
 
 __all__ = [
-    "HeadLayout", "Expansion", "base_expansion", "expansion_bound", "LayerMemory", "layer_memory",
+    "HeadLayout", "Expansion", "base_expansion", "hom_triplets", "coset_groups", "group_head_order", "expansion_bound", "LayerMemory", "layer_memory",
     "BUCKET_CALL_COST",
 ]
 
@@ -65,14 +65,18 @@ class HeadLayout:
     total: int
 
     @classmethod
-    def of(cls, widths: Sequence[int], call_cost: int = BUCKET_CALL_COST) -> "HeadLayout":
+    def of(
+        cls, widths: Sequence[int], call_cost: int = BUCKET_CALL_COST, order: Sequence[int] | None = None
+    ) -> "HeadLayout":
         """Group equal widths; merge neighbouring widths (padding to the larger) when the
         padded work ``Σ heads (dim + HEAD_SCORE_COST)`` grows by less than one call's cost.
+        Within a bucket the heads follow ``order`` (default: head order).
 
         >>> HeadLayout.of([4, 4, 2, 64]).buckets
         ((0, 3, 4), (12, 1, 64))
         """
         widths = tuple(int(w) for w in widths)
+        rank = {h: k for k, h in enumerate(order if order is not None else range(len(widths)))}
         dims = sorted({w for w in widths if w > 0})
         count = {d: sum(1 for w in widths if w == d) for d in dims}
         # optimal partition of the sorted dims into contiguous groups (dynamic programme)
@@ -93,7 +97,7 @@ class HeadLayout:
         buckets, offset = [], 0
         for g in groups:
             dim = g[-1]
-            members = [h for h, w in enumerate(widths) if w in g]
+            members = sorted((h for h, w in enumerate(widths) if w in g), key=lambda h: rank[h])
             for k, h in enumerate(members):
                 row[h] = offset + k * dim
             buckets.append((offset, len(members), dim))
@@ -177,6 +181,53 @@ def base_expansion(realized: Any) -> Expansion:
     flat = np.concatenate(pos)
     order = np.argsort(flat, kind="stable")
     return Expansion(np.concatenate(params)[order], flat[order], np.concatenate(vals)[order])
+
+
+def hom_triplets(hom: Any) -> Expansion:
+    """The triplets of ``θ -> A = Q_W B(θ) Q_V^T`` for one :class:`HomBlocks` (positions in the
+    flattened ``(dim W, dim V)``), the sparse form of ``HomBlocks.compose``.
+
+    >>> from eqattn.reps import parse_rep
+    >>> from eqattn.groups import get_group
+    >>> from eqattn.numeric.isotypic import HomBlocks, Isotypic
+    >>> K = get_group("C4").subgroup_classes[-1]
+    >>> hom = HomBlocks(Isotypic.standard(parse_rep("A + E1", K)), Isotypic.standard(parse_rep("E1", K)))
+    >>> ex = hom_triplets(hom); A = np.zeros(2 * 3); np.add.at(A, ex.pos, np.array([1.0, 2.0])[ex.param] * ex.vals)
+    >>> bool(np.allclose(A.reshape(2, 3), hom.compose(np.array([1.0, 2.0]))))
+    True
+    """
+    w, n, p = hom.target.dim, hom.source.dim, hom.dim
+    M = _block_pattern(hom)
+    if hom.target.Q is not None:
+        M = sp.kron(sp.identity(p, format="csr"), sp.csr_matrix(hom.target.Q), format="csr") @ M
+    if hom.source.Q is not None:
+        rows, cols, qv = hom.source.sparse()
+        M = M @ sp.csr_matrix((qv, (rows, cols)), shape=(n, n)).T
+    M = sp.coo_matrix(M)
+    t, r = np.divmod(M.row.astype(np.int64), max(w, 1))
+    pos = r * n + M.col.astype(np.int64)
+    order = np.argsort(pos, kind="stable")
+    return Expansion(t[order], pos[order], M.data[order])
+
+
+def coset_groups(realized: Any) -> list[tuple[tuple[int, ...], list[tuple[int, int, int]]]]:
+    """The orbits with parameters grouped by their coset representatives:
+    ``[(coset_reps, [(first base row, dim W, first head), ...]), ...]`` (step 2 runs once per
+    group). Heads of orbits without parameters compute 0 and are left out."""
+    groups: dict[tuple[int, ...], list[tuple[int, int, int]]] = {}
+    first_row, head = 0, 0
+    for o in realized.orbits:
+        w = int(o.head_dim)
+        if w and o.hom.dim:
+            groups.setdefault(tuple(int(a) for a in o.coset_reps), []).append((first_row, w, head))
+        first_row += w
+        head += len(o.coset_reps)
+    return list(groups.items())
+
+
+def group_head_order(groups: list[tuple[tuple[int, ...], list[tuple[int, int, int]]]]) -> list[int]:
+    """The heads in step 2's output order: per group, per coset, per member orbit."""
+    return [h + a for reps, members in groups for a in range(len(reps)) for _, _, h in members]
 
 
 def expansion_bound(orbits: Sequence[Any], sigma_dim: int) -> int:

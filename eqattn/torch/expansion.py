@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from eqattn.numeric.expansion import HeadLayout, base_expansion
+from eqattn.numeric.expansion import HeadLayout, base_expansion, coset_groups
 
 from .exact import ExactBuffers
 
@@ -41,29 +41,28 @@ class BlockExpansion(ExactBuffers):
         self.register_buffer("pos", torch.as_tensor(ex.pos).to(device), persistent=False)
         self.register_exact("vals", ex.vals, dtype, device, persistent=False)
         self.blocks = tuple(realized.blocks)
-        # step 2: orbits grouped by their coset representatives
-        groups: dict[tuple[int, ...], list[tuple[int, int, int]]] = {}
-        first_row, head = 0, 0
-        for o in realized.orbits:
-            w = int(o.head_dim)
-            if w and o.hom.dim:
-                groups.setdefault(tuple(o.coset_reps), []).append((first_row, w, head))
-            first_row += w
-            head += len(o.coset_reps)
+        groups = coset_groups(realized)  # step 2: orbits grouped by their coset representatives
         self.groups: list[tuple[int, bool]] = []  # (index, identity cosets only)
         gm = np.asarray(realized.orbits[0].group_matrices) if realized.orbits else np.zeros((1, n, n))
         rows_of = np.asarray(layout.row, dtype=np.int64)
-        for g, (reps, members) in enumerate(groups.items()):
+        dests: list[np.ndarray] = []
+        for g, (reps, members) in enumerate(groups):
             src = np.concatenate([np.arange(r, r + w) for r, w, _ in members])
             # output order (a, member, r) -> layout rows
             dest = np.concatenate([rows_of[h + a] + np.arange(w) for a in range(len(reps)) for _, w, h in members])
             self.register_buffer(f"src_{g}", torch.as_tensor(src).to(device), persistent=False)
-            self.register_buffer(f"dest_{g}", torch.as_tensor(dest).to(device), persistent=False)
+            dests.append(dest)
             trivial = all(np.array_equal(gm[a], np.eye(n)) for a in reps)
-            for s, (off, _, d) in enumerate(self.blocks):
-                if not trivial:
-                    self.register_exact(f"rho_{g}_{s}", gm[list(reps)][:, off : off + d, off : off + d], dtype, device, persistent=False)
+            if not trivial:  # rho(a) on each irrep block of V (the copies share it)
+                for k, (off, _, d) in enumerate(self.blocks):
+                    self.register_exact(
+                        f"rho_{g}_{k}", gm[list(reps)][:, off : off + d, off : off + d], dtype, device, persistent=False
+                    )
             self.groups.append((len(reps), trivial))
+        dest_all = np.concatenate(dests) if dests else np.zeros(0, dtype=np.int64)
+        #: the output rows are the layout's rows in order (no scatter needed)
+        self.in_order = bool(np.array_equal(dest_all, np.arange(layout.total)))
+        self.register_buffer("dest", torch.as_tensor(dest_all).to(device), persistent=False)
 
     def weights(self, theta: torch.Tensor) -> torch.Tensor:
         """``theta (4, P)`` (q, k, v, o coordinates of all orbits, concatenated)."""
@@ -71,21 +70,31 @@ class BlockExpansion(ExactBuffers):
         vals = self._buffers["vals_w"]
         base = theta.new_zeros(theta.shape[0], self.base_rows * n)
         base = base.index_add(1, self.pos, theta[:, self.param] * vals).view(theta.shape[0], self.base_rows, n)
-        out = theta.new_zeros(theta.shape[0], self.total, n)
+        pieces = []
         for g, (index, trivial) in enumerate(self.groups):
             b = base.index_select(1, self._buffers[f"src_{g}"])  # (4, r, n)
             if trivial:
                 heads = b
             else:
+                X, r = b.shape[0], b.shape[1]
                 parts = []
-                for s, (off, m, d) in enumerate(self.blocks):
-                    x = b[..., off : off + m * d].reshape(b.shape[0], b.shape[1], m, d)
-                    R = self._buffers[f"rho_{g}_{s}_w"]  # (index, d, d)
-                    y = torch.einsum("xrmd,aed->xarme", x, R)  # W rho(a)^T on each copy
-                    parts.append(y.reshape(b.shape[0], index, b.shape[1], m * d))
-                heads = torch.cat(parts, dim=-1).reshape(b.shape[0], index * b.shape[1], n)
-            out = out.index_copy(1, self._buffers[f"dest_{g}"], heads)
-        return out
+                for k, (off, m, d) in enumerate(self.blocks):
+                    R = self._buffers[f"rho_{g}_{k}_w"]  # (index, d, d)
+                    x = b[..., off : off + m * d]
+                    if d == 1:  # a sign (or 1) per coset
+                        parts.append(x.unsqueeze(1) * R.view(1, index, 1, 1))
+                        continue
+                    # W rho(a)^T on each copy: y[., a, e] = sum_d x[., d] R[a, e, d]
+                    y = (x.reshape(X * r * m, d) @ R.permute(2, 0, 1).reshape(d, index * d)).view(X, r, m, index, d)
+                    parts.append(y.permute(0, 3, 1, 2, 4).reshape(X, index, r, m * d))
+                heads = (parts[0] if len(parts) == 1 else torch.cat(parts, dim=-1)).reshape(X, index * r, n)
+            pieces.append(heads)
+        if not pieces:
+            return theta.new_zeros(theta.shape[0], self.total, n)
+        heads = pieces[0] if len(pieces) == 1 else torch.cat(pieces, dim=1)
+        if self.in_order:
+            return heads
+        return theta.new_zeros(theta.shape[0], self.total, n).index_copy(1, self.dest, heads)
 
     def extra_repr(self) -> str:
         return f"triplets={int(self.param.numel())}, base_rows={self.base_rows}, rows={self.total}"

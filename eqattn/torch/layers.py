@@ -55,7 +55,7 @@ from torch import nn
 
 from eqattn.numeric.canonical import canonical_basis
 
-from eqattn.numeric.expansion import HeadLayout
+from eqattn.numeric.expansion import HeadLayout, coset_groups, group_head_order
 
 from .exact import ExactBuffers
 from .expansion import BlockExpansion, BlockOrbit
@@ -290,7 +290,9 @@ class EquivariantAttention(ExactBuffers):
             self.orbits = nn.ModuleList(_Orbit(o, n, dtype, device, canonical_basis, cache) for o in orbits)
         self.heads = sum(o.index for o in self.orbits)
         self.head_dim = max((o.head_dim for o in self.orbits), default=0)
-        self.layout = HeadLayout.of([o.head_dim for o in self.orbits for _ in range(o.index)])
+        widths = [o.head_dim if o.p else 0 for o in self.orbits for _ in range(o.index)]  # p = 0: the head computes 0
+        order = group_head_order(coset_groups(realized)) if self.block else None
+        self.layout = HeadLayout.of(widths, order=order)
         self.buckets = list(self.layout.buckets)
         # orbit-order padded rows (h * head_dim + r) <-> layout rows
         padded = self.layout.padded_rows(self.head_dim)
