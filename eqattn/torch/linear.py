@@ -49,6 +49,11 @@ from .layers import _check_factory
 __all__ = ["EquivariantLinear"]
 
 
+def _tensor(x: Any) -> torch.Tensor:
+    """The data of an escnn ``GeometricTensor`` (or ``x`` itself)."""
+    return x.tensor if hasattr(x, "tensor") and hasattr(x, "type") else x
+
+
 class EquivariantLinear(SharesGroupData, ExactBuffers):
     """``y = x W^T + b`` with ``W`` in Hom_G(V_in, V_out) and ``b`` in V_out^G (module docstring).
 

@@ -86,6 +86,33 @@ def test_linear_matches_the_schur_blocks_and_has_nn_linear_scale() -> None:
     assert abs(float(rows.mean()) * 3 - 1) < 0.2
 
 
+def test_modules_in_a_user_basis() -> None:
+    """basis_in / basis_out / basis (orthogonal Q): f_u(x) = f(x Q) Q^T, equivariant for
+    rho_u(g) = Q rho(g) Q^T."""
+    V, W = rep("D4", "2xregular"), rep("D4", "regular + E1")
+    rng = np.random.default_rng(0)
+    Qv, Qw = (np.linalg.qr(rng.normal(size=(n, n)))[0] for n in (V.dim, W.dim))
+    tv, tw = torch.as_tensor(Qv), torch.as_tensor(Qw)
+    x = x_of(V.dim)
+    for plain, user in (
+        (EquivariantLinear(V, W, dtype=F64), EquivariantLinear(V, W, basis_in=Qv, basis_out=Qw, dtype=F64)),
+        (EquivariantLayerNorm(V, dtype=F64), EquivariantLayerNorm(V, basis=Qv, dtype=F64)),
+        (PointwiseNonlinearity(eqattn.group("D4"), 2, dtype=F64), PointwiseNonlinearity(eqattn.group("D4"), 2, basis=Qv, dtype=F64)),
+    ):
+        user.load_state_dict({k: v for k, v in plain.state_dict().items() if "coords" not in k}, strict=False)
+        out_q = tw if isinstance(plain, EquivariantLinear) else tv
+        with torch.no_grad():
+            assert torch.allclose(user(x), plain(x @ tv) @ out_q.T, atol=1e-12)
+    only_in = EquivariantLinear(V, W, basis_in=Qv, dtype=F64)
+    only_in.load_state_dict(plain_state := EquivariantLinear(V, W, dtype=F64).state_dict(), strict=False)
+    ref = EquivariantLinear(V, W, dtype=F64)
+    ref.load_state_dict(plain_state)
+    with torch.no_grad():
+        assert torch.allclose(only_in(x), ref(x @ tv), atol=1e-12)
+    pool = InvariantPooling(V, basis=Qv, dtype=F64)
+    assert torch.allclose(pool(x), InvariantPooling(V, dtype=F64)(x @ tv), atol=1e-12)
+
+
 @pytest.mark.parametrize("G, v, w", CASES)
 def test_norms(G: str, v: str, w: str) -> None:
     V = rep(G, v)
