@@ -19,7 +19,7 @@ with
 * ``dim_feedforward`` a count ``c`` of regular copies (default ``ceil(4 dim V / |G|)``): the
   hidden representation is ``c x regular`` and ``activation`` acts pointwise in its
   permutation basis (:class:`~eqattn.torch.nonlinearity.PointwiseNonlinearity`); or a
-  representation ``U``: ``linear1`` maps to ``U`` plus one invariant gate per non-trivial copy
+  representation ``U`` (a ``Rep`` or its text, ``"2xA1 + 3xE1"``): ``linear1`` maps to ``U`` plus one invariant gate per non-trivial copy
   and :class:`~eqattn.torch.nonlinearity.EquivariantGate` applies ``activation`` to U's
   scalars and the gates to its other copies. With regular copies ``linear1`` and ``linear2``
   are applied in the permutation basis (their weights moved there once per call), so the
@@ -57,7 +57,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from eqattn.reps import Rep
+from eqattn.reps import Rep, parse_rep
 
 from .components import SharesGroupData, as_rep
 from .dropout import EquivariantDropout
@@ -104,7 +104,7 @@ class EquivariantTransformerEncoderLayer(SharesGroupData, nn.Module):
         self,
         d_model: Rep,
         nhead: Any,
-        dim_feedforward: int | Rep | None = None,
+        dim_feedforward: int | Rep | str | None = None,
         dropout: float = 0.1,
         activation: str | Callable[[torch.Tensor], torch.Tensor] = "relu",
         layer_norm_eps: float = 1e-5,
@@ -133,6 +133,8 @@ class EquivariantTransformerEncoderLayer(SharesGroupData, nn.Module):
         self.self_attn = EquivariantMultiheadAttention(
             self.design, dropout=dropout, bias=bias, batch_first=batch_first, generator=generator, **kw
         )
+        if isinstance(dim_feedforward, str):  # the rep notation, e.g. "4xregular + 8xE1"
+            dim_feedforward = parse_rep(dim_feedforward, V.sub, field="dim_feedforward")
         if isinstance(dim_feedforward, Rep):
             hidden = dim_feedforward
             self.activation: nn.Module = EquivariantGate(hidden, activation, device=device)

@@ -137,6 +137,8 @@ def test_head_count_through_the_optimiser_and_gated_feedforward() -> None:
     layer.eval()
     x = x_of((5, 3, V.dim))  # batch_first=False: (tokens, batch, features)
     assert stack_error(layer, V, "C4", x) < TOL
+    same = EquivariantTransformerEncoderLayer(V, layer.design, "2xA + 3xE1 + B", dtype=F64)
+    assert same.hidden_rep.mults == U.mults
     ffn = hom_dim(V, layer.activation.in_rep) + invariant_dim(layer.activation.in_rep) + hom_dim(U, V) + invariant_dim(V)
     assert layer.linear1.num_parameters + layer.linear2.num_parameters == ffn
     assert layer.norm1.num_parameters == copies(V)
