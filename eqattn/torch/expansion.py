@@ -37,8 +37,8 @@ class BlockExpansion(ExactBuffers):
         self.dim_v, self.total = n, layout.total
         ex = base_expansion(realized)
         self.base_rows = sum(int(o.head_dim) for o in realized.orbits)
-        self.register_buffer("param", torch.as_tensor(ex.param).to(device), persistent=False)
-        self.register_buffer("pos", torch.as_tensor(ex.pos).to(device), persistent=False)
+        self.register_index("param", ex.param, device)
+        self.register_index("pos", ex.pos, device)
         self.register_exact("vals", ex.vals, dtype, device, persistent=False)
         self.blocks = tuple(realized.blocks)
         groups = coset_groups(realized)  # step 2: orbits grouped by their coset representatives
@@ -50,7 +50,7 @@ class BlockExpansion(ExactBuffers):
             src = np.concatenate([np.arange(r, r + w) for r, w, _ in members])
             # output order (a, member, r) -> layout rows
             dest = np.concatenate([rows_of[h + a] + np.arange(w) for a in range(len(reps)) for _, w, h in members])
-            self.register_buffer(f"src_{g}", torch.as_tensor(src).to(device), persistent=False)
+            self.register_index(f"src_{g}", src, device)
             dests.append(dest)
             trivial = all(np.array_equal(gm[a], np.eye(n)) for a in reps)
             if not trivial:  # rho(a) on each irrep block of V (the copies share it)
@@ -62,7 +62,7 @@ class BlockExpansion(ExactBuffers):
         dest_all = np.concatenate(dests) if dests else np.zeros(0, dtype=np.int64)
         #: the output rows are the layout's rows in order (no scatter needed)
         self.in_order = bool(np.array_equal(dest_all, np.arange(layout.total)))
-        self.register_buffer("dest", torch.as_tensor(dest_all).to(device), persistent=False)
+        self.register_index("dest", dest_all, device)
 
     def weights(self, theta: torch.Tensor) -> torch.Tensor:
         """``theta (4, P)`` (q, k, v, o coordinates of all orbits, concatenated)."""

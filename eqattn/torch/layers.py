@@ -297,9 +297,12 @@ class EquivariantAttention(ExactBuffers):
         # orbit-order padded rows (h * head_dim + r) <-> layout rows
         padded = self.layout.padded_rows(self.head_dim)
         real = np.nonzero(padded >= 0)[0]
-        self.register_buffer("_layout_rows", torch.as_tensor(real).to(device), persistent=False)
-        self.register_buffer("_padded_rows", torch.as_tensor(padded[real]).to(device), persistent=False)
-        self._bucket_heads = [torch.as_tensor(_bucket_members(self.layout, i)).to(device) for i in range(len(self.buckets))]
+        self.register_index("_layout_rows", real, device)
+        self.register_index("_padded_rows", padded[real], device)
+        for i in range(len(self.buckets)):
+            self.register_index(f"_bucket_heads_{i}", _bucket_members(self.layout, i), device)
+        #: orthonormal basis (b, n) of V^G (user coordinates): the output biases equivariance allows
+        self.v_fixed_np = _invariant_vectors(G, getattr(realized, "blocks", None), orbits)
         change = _common_change(orbits) if self.block else None
         self.register_exact("basis_change", change if change is not None else np.zeros((0, 0)), dtype, device, persistent=False)
         self.has_change = change is not None
@@ -326,6 +329,11 @@ class EquivariantAttention(ExactBuffers):
         super()._refresh_working()
         if hasattr(self, "_runs"):  # bases may have changed (load_state_dict)
             self._find_runs()
+
+    @property
+    def _bucket_heads(self) -> list[torch.Tensor]:
+        """Per bucket, its heads (orbit order), for per-head masks."""
+        return [self._buffers[f"_bucket_heads_{i}"] for i in range(len(self.buckets))]
 
     # ----- constructors ------------------------------------------------------------------
     @classmethod
@@ -650,6 +658,21 @@ def _bucket_members(layout: HeadLayout, i: int) -> np.ndarray:
     off, h, d = layout.buckets[i]
     heads = [k for k, r in enumerate(layout.row) if layout.widths[k] and off <= r < off + h * d]
     return np.array(sorted(heads, key=lambda k: layout.row[k]), dtype=np.int64)
+
+
+def _invariant_vectors(G: np.ndarray, blocks: Any, orbits: Sequence[Any]) -> np.ndarray:
+    """V^G: in block form the copies of the trivial irrep (rotated by the user's change),
+    otherwise the image of the averaging projector."""
+    from eqattn.numeric.equivariant import fixed_vectors
+
+    n = G.shape[1]
+    if blocks is None or not orbits:
+        return fixed_vectors(G) if n else np.zeros((0, 0))
+    design = np.asarray(orbits[0].group_matrices)
+    cols = [off + k for off, m, d in blocks if d == 1 and np.allclose(design[:, off, off], 1.0, atol=1e-9) for k in range(m)]
+    basis = np.eye(n)[cols]
+    change = getattr(orbits[0], "change", None)
+    return basis if change is None else basis @ np.asarray(change).T
 
 
 def _common_change(orbits: Sequence[Any]) -> np.ndarray | None:
