@@ -272,7 +272,7 @@ def construct(args: argparse.Namespace) -> None:
             need = _old_bytes(data)
             cap = int(args.old_cap_gb * 2**30)
             if need > cap:
-                old_s = old_mb = f"skipped (needs ~{need / 2**30:.0f} GB > {args.old_cap_gb:g} GB)"
+                old_s, old_mb = "skipped", f"needs > {need / 2**30:.0f} GB (estimate), cap {args.old_cap_gb:g} GB"
             else:
                 env = {**os.environ, "PYTHONPATH": args.old}
                 copy = Path(args.old) / "benchmarks" / "_torch_layer_child.py"
@@ -283,7 +283,8 @@ def construct(args: argparse.Namespace) -> None:
                     old = json.loads(r.stdout.strip().splitlines()[-1])
                     old_s, old_mb = f"{old['build_s']:.1f}", f"{old['peak_mb']:.0f}"
                 else:
-                    old_s = old_mb = f"failed under the cap ({r.stderr.strip().splitlines()[-1][:60]})"
+                    why = "MemoryError" if "MemoryError" in r.stderr else (r.stderr.strip().splitlines() or ["killed"])[-1][:40]
+                    old_s, old_mb = "-", f"over the {args.old_cap_gb:g} GB cap ({why})"
         heads = sum(o.heads for o in design.orbits)
         print(f"| {m} | {design.problem.dim_v} | {data['heads']} | {len(design.orbits)} orbits, {heads} heads | "
               f"{new['params']} | {data['status']} | {est:.0f} | {new['build_s']:.1f} | {new['peak_mb']:.0f} | {old_s} | {old_mb} |")

@@ -59,6 +59,9 @@ class BlockExpansion(ExactBuffers):
                         f"rho_{g}_{k}", gm[list(reps)][:, off : off + d, off : off + d], dtype, device, persistent=False
                     )
             self.groups.append((len(reps), trivial))
+        # emit the groups in the order of their rows in the layout (then no scatter is needed)
+        self.order = sorted(range(len(dests)), key=lambda g: int(dests[g].min()) if dests[g].size else 0)
+        dests = [dests[g] for g in self.order]
         dest_all = np.concatenate(dests) if dests else np.zeros(0, dtype=np.int64)
         #: the output rows are the layout's rows in order (no scatter needed)
         self.in_order = bool(np.array_equal(dest_all, np.arange(layout.total)))
@@ -78,9 +81,9 @@ class BlockExpansion(ExactBuffers):
             else:
                 X, r = b.shape[0], b.shape[1]
                 parts = []
-                for k, (off, m, d) in enumerate(self.blocks):
+                pieces_b = b.split([m * d for _, m, d in self.blocks], dim=-1)  # a split's backward is one cat
+                for k, ((off, m, d), x) in enumerate(zip(self.blocks, pieces_b)):
                     R = self._buffers[f"rho_{g}_{k}_w"]  # (index, d, d)
-                    x = b[..., off : off + m * d]
                     if d == 1:  # a sign (or 1) per coset
                         parts.append(x.unsqueeze(1) * R.view(1, index, 1, 1))
                         continue
@@ -91,6 +94,7 @@ class BlockExpansion(ExactBuffers):
             pieces.append(heads)
         if not pieces:
             return theta.new_zeros(theta.shape[0], self.total, n)
+        pieces = [pieces[g] for g in self.order]
         heads = pieces[0] if len(pieces) == 1 else torch.cat(pieces, dim=1)
         if self.in_order:
             return heads

@@ -347,10 +347,11 @@ class EquivariantMultiheadAttention(ExactBuffers):
         S = k.shape[1]
         per_head = mask is not None and mask.shape[1] > 1
         outs = []
-        for i, (off, h, d) in enumerate(core.buckets):
-            qb = q[..., off : off + h * d].reshape(N, L, h, d).transpose(1, 2)
-            kb = k[..., off : off + h * d].reshape(N, S, h, d).transpose(1, 2)
-            vb = v[..., off : off + h * d].reshape(N, S, h, d).transpose(1, 2)
+        sizes = [h * d for _, h, d in core.buckets]
+        for i, ((off, h, d), qb, kb, vb) in enumerate(zip(core.buckets, q.split(sizes, -1), k.split(sizes, -1), v.split(sizes, -1))):
+            qb = qb.reshape(N, L, h, d).transpose(1, 2)
+            kb = kb.reshape(N, S, h, d).transpose(1, 2)
+            vb = vb.reshape(N, S, h, d).transpose(1, 2)
             m = mask.index_select(1, core._bucket_heads[i]) if per_head and mask is not None else mask
             o = F.scaled_dot_product_attention(qb, kb, vb, attn_mask=m, scale=1.0)
             outs.append(o.transpose(1, 2).reshape(N, L, h * d))

@@ -175,3 +175,20 @@ def test_hom_expansion_matches_compose(group, V, k, W):
         np.testing.assert_allclose(A.detach().numpy(), hom.compose(theta.detach().numpy()), atol=1e-12)
         A.square().sum().backward()  # d/dθ |A|^2 = 2θ (orthonormal coordinates)
         np.testing.assert_allclose(theta.grad.numpy(), 2 * theta.detach().numpy(), atol=1e-11)
+
+
+def test_optimiser_design_count_and_equivariance():
+    """D4 on 2 x regular, H = 2, d = 2: the optimiser's proven design as a layer."""
+    from eqattn import optimize
+
+    problem = Problem.create("D4", "2xregular", 2, 2)
+    rep = optimize.optimize_report(problem, 20)
+    assert rep["status"] == "optimal"
+    data = {**rep, "group": "D4", "rep": "2xregular", "heads": 2, "head_dim": 2}
+    layer = EquivariantAttention.from_json(data, dtype=F64, generator=torch.Generator().manual_seed(0))
+    assert layer.block and layer.num_parameters == rep["design_params"] == sum(t.numel() for t in layer.parameters())
+    X = x_of(problem.dim_v, seed=3)
+    Y = layer(X).detach()
+    for g in range(problem.group.order):
+        R = layer.group_action(g)
+        assert float((layer(X @ R.T).detach() - Y @ R.T).abs().max()) < TOL
