@@ -10,8 +10,8 @@ and the construction of the layer at the sizes people train.
 ``construct``: D4 acting on m x regular (dim V = 8m), m in {8, 16, 32, 48, 96}, each with the
 optimiser's proven-optimal design at H = 6..12, d = 64 (``CONSTRUCT``, from ``eqattn optimize
 --json``; the status is printed). Each build runs in a fresh subprocess (``--child``) that
-reports the wall time of ``EquivariantAttention.from_json`` and the growth of its peak RSS
-over the imports; the estimate of ``eqattn.numeric.expansion.layer_memory`` is printed next to
+reports the wall time of ``EquivariantAttention.from_json`` and its peak RSS above the RSS
+just before the build; the estimate of ``eqattn.numeric.expansion.layer_memory`` is printed next to
 it. With ``--old DIR`` (a checkout of the code before the block structure, e.g.
 ``git worktree add /tmp/old-torch 0c19314``) the same child runs there under an address-space
 cap of ``--old-cap-gb`` (8); sizes whose old construction memory is estimated above the cap
@@ -213,7 +213,8 @@ def _child(path: str, check: bool) -> None:
 
     with open(path, encoding="utf-8") as fh:
         data = json.load(fh)
-    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with open("/proc/self/statm", encoding="ascii") as fh:  # resident pages now (the build's baseline)
+        base = int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") // 1024
     t0 = time.perf_counter()
     layer = EquivariantAttention.from_json(data)
     build = time.perf_counter() - t0

@@ -178,17 +178,15 @@ def test_hom_expansion_matches_compose(group, V, k, W):
 
 
 def test_optimiser_design_count_and_equivariance():
-    """D4 on 2 x regular, H = 2, d = 2: the optimiser's proven design as a layer."""
-    from eqattn import optimize
-
-    problem = Problem.create("D4", "2xregular", 2, 2)
-    rep = optimize.optimize_report(problem, 20)
-    assert rep["status"] == "optimal"
-    data = {**rep, "group": "D4", "rep": "2xregular", "heads": 2, "head_dim": 2}
+    """D4 on 2 x regular, H = 2, d = 2: the optimiser's proven design (``eqattn optimize -G D4
+    -V 2xregular -H 2 -d 2 --json``: optimal, 208 parameters) as a layer; from_json checks the
+    stated count."""
+    data = {"group": "D4", "rep": "2xregular", "heads": 2, "head_dim": 2, "design_params": 208, "status": "optimal",
+            "orbits": [{"subgroup": 7, "rep": "2xA1 + 2xA2 + 2xB1 + 2xB2 + E1"}, {"subgroup": 1, "rep": "2xA + 2xB"}]}
     layer = EquivariantAttention.from_json(data, dtype=F64, generator=torch.Generator().manual_seed(0))
-    assert layer.block and layer.num_parameters == rep["design_params"] == sum(t.numel() for t in layer.parameters())
-    X = x_of(problem.dim_v, seed=3)
+    assert layer.block and layer.num_parameters == 208 == sum(t.numel() for t in layer.parameters())
+    X = x_of(layer.dim_v, seed=3)
     Y = layer(X).detach()
-    for g in range(problem.group.order):
+    for g in range(layer.group_order):
         R = layer.group_action(g)
         assert float((layer(X @ R.T).detach() - Y @ R.T).abs().max()) < TOL
