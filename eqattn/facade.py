@@ -31,7 +31,8 @@ from typing import Sequence
 from .attention import Clustering, Verdict, check_coverage, clusterings, count_clusterings
 from .attention import Design as _CoreDesign
 from .attention import Problem as _CoreProblem
-from .attention.problem import MAX_DIM_V, MAX_HEAD_DIM, MAX_HEADS, _positive_int
+from .attention.problem import MAX_DIM_V, MAX_HEAD_DIM, MAX_HEADS
+from .attention.problem import positive_int as _positive_int
 from .errors import InputError, LimitError
 from .groups import FiniteGroup, get_group
 from .reps import Rep, parse_rep

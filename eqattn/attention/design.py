@@ -90,9 +90,19 @@ class Design:
 
     @staticmethod
     def regular(problem: Problem) -> "Design":
-        """H copies of the regular orbit (C1, d x trivial): P = P_vanilla (SPEC §3)."""
+        """The regular design: H copies of the regular orbit (C1, min(d, dim V) x trivial), SPEC §3.
+
+        It covers every clustering (SPEC §3: its orbits are those of the vanilla layer), so
+        without compute limits there is always a covering design. For d <= dim V it is the
+        vanilla layer's count, P = 4 H d dim V; a head wider than dim V adds parameters and
+        nothing to coverage (W <= V|C1 suffices, SPEC §5.5), so W is capped at dim V.
+
+            >>> p = Problem.create("C4", "E1", 2, 1)
+            >>> Design.regular(p).params == p.vanilla_params, Design.regular(Problem.create("C2", "A", 1, 3)).orbits[0].head_dim
+            (True, 1)
+        """
         triv = problem.group.subgroup_classes[0]
-        W = Rep(triv, (problem.head_dim,))
+        W = Rep(triv, (min(problem.head_dim, problem.dim_v),))
         return Design(problem, tuple(DesignOrbit(triv, W) for _ in range(problem.heads)))
 
     @property

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import torch
-from eqtorch_cases import heads_from_thetas, make_cases, reference_attention
+from .eqtorch_cases import heads_from_thetas, make_cases, reference_attention
 
 from eqattn.torch import EquivariantAttention, VanillaAttention
 
