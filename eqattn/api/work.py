@@ -19,6 +19,7 @@ from ..errors import InputError
 from ..optimize import optimize as _optimize
 from ..groups import catalog_entries, get_group
 from ..numeric import verify_design
+from ..numeric.expansion import layer_memory
 from ..reps import format_rep
 from ..reps.group_views import group_json as _group_json
 
@@ -175,6 +176,7 @@ def design_counts(problem: Problem, design: Design) -> dict:
         "design_heads": sum(o["heads"] for o in orbits),
         "ratio": (params / vanilla) if vanilla else None,
         "orbits": orbits,
+        "layer_memory": layer_memory(problem, design).to_json(),
     }
 
 

@@ -150,7 +150,7 @@ def test_canonical_basis_spans_the_same_space(case):
 
 
 def test_sparse_and_dense_expansion_agree(monkeypatch):
-    import eqattn.torch.layers as L
+    import eqattn.torch.dense as L
 
     case = CASES[5]
     dense = build(case, seed=3)

@@ -36,8 +36,10 @@ export function exportDesign() {
 export function torchSnippet() {
   const data = { ...designJson(), design_params: model.counts?.design_params };
   const json = JSON.stringify(data, null, 2);
+  const peak = model.counts?.layer_memory?.peak_bytes;
+  const memory = peak ? `# Building it needs about ${(peak / 2 ** 20).toFixed(0)} MB (estimated before anything is built, float32).\n` : "";
   return `# The equivariant attention layer designed on the eqattn page (pip install 'eqattn[torch]').
-import json
+${memory}import json
 
 from eqattn.torch import EquivariantAttention
 
