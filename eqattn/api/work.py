@@ -196,6 +196,13 @@ def character_table(group_name: str) -> dict:
     return {"group": G.name, **character_table_json(G.subgroup_classes[-1])}
 
 
+def restrictions(group_name: str, rep: str) -> dict:
+    """V|K for every subgroup class K (eqattn.reps.group_views.restrictions_json)."""
+    from ..reps.group_views import restrictions_json
+
+    return restrictions_json(get_group(group_name), rep)
+
+
 def witnesses(group: str, rep: str, heads: int, head_dim: int, orbits: Orbits, clustering: int, offset: int, limit: int) -> dict:
     """One page of every scenario of a clustering with its witness (eqattn.attention.views.witnesses_page)."""
     from ..attention.views import witnesses_page

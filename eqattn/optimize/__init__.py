@@ -12,12 +12,22 @@ its JSON), `finish` (the re-check and the result of both engines), `optimizer`
 symbolic search (docs/theory-scale.md): `search` with the rounds of `rounds/`, `lp_bound`
 (the LP bound by column generation), `bounds` (scenario bounds), `fixing` (reduced-cost
 fixing), `coarsen` (designs above a design), `repair` (greedy raises), `multiples`
-(seeding H heads by H / k). The derivation is docs/optimizer.md.
+(seeding H heads by H / k). Within a compute budget (theory-scale B): `budgeted` (the
+budget program: counterexample cuts), `widening` (the least widening), `front` (the Pareto
+front of cost and parameters), `partial` (the best partial coverage), `within` (the
+cheapest design within a budget), `reports` (their JSON). The derivation is
+docs/optimizer.md.
 """
 
+from .front import Front, front
 from .optimizer import optimize, optimize_report
+from .partial import PartialResult, coverage_curve, partial_coverage
+from .widening import Widening, least_widening
+from .within import Within, optimize_within
 from .limits import ComputeLimits, attention_cost
 from .result import ConstrainedResult, OptimizeResult
 from .solver import BACKENDS, DEFAULT_BACKEND
 
-__all__ = ["optimize", "optimize_report", "OptimizeResult", "ConstrainedResult", "ComputeLimits", "attention_cost", "BACKENDS", "DEFAULT_BACKEND"]
+__all__ = ["front", "Front", "least_widening", "Widening", "partial_coverage", "PartialResult", "coverage_curve",
+           "optimize_within", "Within", "optimize", "optimize_report", "OptimizeResult", "ConstrainedResult",
+           "ComputeLimits", "attention_cost", "BACKENDS", "DEFAULT_BACKEND"]

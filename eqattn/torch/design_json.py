@@ -23,9 +23,8 @@ def design_from_json(obj: Any) -> tuple[Any, int | None]:
     orbits = design_obj.get("orbits")
     if not isinstance(orbits, list):
         raise ValueError('design JSON has neither "design": {"orbits": [...]} nor "orbits": [...]')
-    expanded = [o for o in orbits for _ in range(int(o.get("count", 1)) if isinstance(o, dict) else 1)]
-    problem = Problem.create(data["group"], data["rep"], int(data["heads"]), int(data["head_dim"]))
-    design = Design.from_json(problem, {"orbits": expanded})
+    problem = Problem.create(data["group"], data["rep"], data["heads"], data["head_dim"])
+    design = Design.from_json(problem, {"orbits": orbits})  # checks every "count" before expanding
     return design, design_obj.get("params", data.get("design_params"))
 
 

@@ -251,9 +251,17 @@ class EquivariantAttention(ExactBuffers):
         and ``group_action(g)`` returns ``rho_u(g)``. The bases are conjugated once, so a
         forward pass costs the same. Other keywords as for the constructor.
         """
+        from eqattn.attention import Design
+        from eqattn.errors import InputTypeError
         from eqattn.numeric import realize_design
-        from eqattn.numeric.basis import match_basis
+        from eqattn.numeric.basis import BasisChange, match_basis
 
+        if not isinstance(design, Design):
+            raise InputTypeError("design", f"an eqattn.Design (e.g. eqattn.optimal_design(problem)), got {type(design).__name__}")
+        if basis is not None and not isinstance(basis, BasisChange):
+            raise InputTypeError("basis", f"a BasisChange (eqattn.numeric.basis), got {type(basis).__name__}")
+        if kwargs.get("dtype") is not None and not isinstance(kwargs["dtype"], torch.dtype):
+            raise InputTypeError("dtype", f"a torch.dtype such as torch.float64, got {kwargs['dtype']!r}")
         problem = design.problem
         realized = realize_design(problem, design)
         if rep_matrices is not None and basis is not None:
@@ -381,6 +389,10 @@ class EquivariantAttention(ExactBuffers):
     # ----- group ---------------------------------------------------------------------------
     def group_action(self, g: int) -> torch.Tensor:
         """``rho(g)`` as a ``(dim V, dim V)`` tensor (module dtype and device), ``g in range(|G|)``."""
+        if isinstance(g, bool) or not isinstance(g, (int, np.integer)):
+            from eqattn.errors import InputTypeError
+
+            raise InputTypeError("g", f"a group element index, a whole number in range(0, {self.group_order}), got {g!r}")
         if not 0 <= int(g) < self.group_order:
             raise IndexError(f"group element {g} out of range(0, {self.group_order})")
         return self.group_matrices_w[int(g)].clone()

@@ -53,7 +53,7 @@ def test_check_example_2(capsys):
 
 def test_check_counterexample_text(capsys):
     code, out, _ = run(capsys, "check", "-G", "C2", "-V", "A+B", "-H", "1", "-d", "1", "-o", "C2:A", "-o", "C2:B")
-    assert code == 0 and "NOT covered" in out and "lacks B" in out
+    assert code == 1 and "NOT covered" in out and "lacks B" in out  # 1: "not covered" (README exit statuses)
 
 
 def test_verify(capsys):

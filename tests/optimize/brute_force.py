@@ -35,7 +35,7 @@ from itertools import product
 from typing import Iterator
 
 from eqattn.attention import Design, DesignOrbit, Problem, check_clustering, check_coverage, clusterings
-from eqattn.attention.coverage import DesignSearch, uses_symbolic
+from eqattn.attention.coverage import uses_symbolic
 from eqattn.reps import Rep
 
 MAX_DESIGNS = 60000  # designs listed for one question (refused past it: the problem is not small)
@@ -173,11 +173,10 @@ class BruteForce:
         if key not in self._covers:
             self.checks += 1
             design = self.design(key)
-            search = DesignSearch(self.problem, design)
             order = sorted(self.clusterings, key=lambda c: c.id != self._last_failed)
             ok = True
             for c in order:
-                if not check_clustering(self.problem, design, c, search).covered:
+                if not check_clustering(self.problem, design, c).covered:
                     self._last_failed, ok = c.id, False
                     break
             self._covers[key] = ok
