@@ -129,13 +129,12 @@ class Expansion:
         return int(self.vals.size)
 
 
-def _block_pattern(hom: Any) -> sp.csr_matrix:
-    """``(p * dim W, n)``: row ``t * dim W + r`` is row r of the basis element B_t, in V's
-    isotypic coordinates (before Q_V)."""
+def _block_triplets(hom: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(t, r, c, v)``: the entries ``(B_t)_{r c} = v`` of the basis elements, in the
+    isotypic coordinates of W (rows) and V (columns), before the Q's. Each entry appears once."""
     irr = irreps_of(hom.source.sub)
-    w_dim, n = hom.target.dim, hom.source.dim
     ow, ov = hom.target.offsets, hom.source.offsets
-    rows, cols, vals = [], [], []
+    ts, rs, cs, vs = [], [], [], []
     for tau, ((mw, mv, e), sl) in enumerate(zip(hom.shapes, hom.slices)):
         if mw * mv == 0:
             continue
@@ -143,16 +142,58 @@ def _block_pattern(hom: Any) -> sp.csr_matrix:
         E = hom.commutants[tau]
         eps, al, be = np.nonzero(np.abs(E) > 1e-15)
         ev = E[eps, al, be]
-        i, j = np.meshgrid(np.arange(mw), np.arange(mv), indexing="ij")
+        i, j = np.meshgrid(np.arange(mw, dtype=np.int64), np.arange(mv, dtype=np.int64), indexing="ij")
         i, j = i.reshape(-1, 1), j.reshape(-1, 1)
         t = sl.start + (i * mv + j) * e + eps  # (mw*mv, z)
-        rows.append((t * w_dim + ow[tau] + i * d + al).ravel())
-        cols.append((ov[tau] + j * d + be).ravel())
-        vals.append(np.broadcast_to(ev, t.shape).ravel())
-    p = hom.dim
-    if not rows:
-        return sp.csr_matrix((p * w_dim, n))
-    return sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(p * w_dim, n))
+        ts.append(t.ravel())
+        rs.append((ow[tau] + i * d + al).ravel())
+        cs.append((ov[tau] + j * d + be).ravel())
+        vs.append(np.broadcast_to(ev, t.shape).ravel())
+    if not ts:
+        z = np.zeros(0, dtype=np.int64)
+        return z, z, z, np.zeros(0)
+    return np.concatenate(ts), np.concatenate(rs), np.concatenate(cs), np.concatenate(vs)
+
+
+def _join(idx: np.ndarray, vals: np.ndarray, S: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Entry k (index ``idx[k]``, value ``vals[k]``) times row ``idx[k]`` of ``S``:
+    ``(k, new index, value)`` for every nonzero of that row (a sparse product along one
+    index that never forms a matrix over the other indices)."""
+    counts = np.diff(S.indptr)[idx]
+    k = np.repeat(np.arange(idx.size, dtype=np.int64), counts)
+    first = np.repeat(np.cumsum(counts) - counts, counts)
+    at = S.indptr[idx][k] + (np.arange(k.size, dtype=np.int64) - first)
+    return k, S.indices[at].astype(np.int64), vals[k] * S.data[at]
+
+
+def _sum_duplicates(key: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct keys (sorted) and the sums of their values."""
+    uniq, inverse = np.unique(key, return_inverse=True)
+    return uniq, np.bincount(inverse, weights=vals, minlength=uniq.size)
+
+
+def _triplets_in_bases(hom: Any, target_basis: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(t, r, c, v)`` of ``Q_W B_t Q_V^T`` (``B_t Q_V^T`` without ``target_basis``; sorted by
+    ``(t, r, c)``, duplicates summed): the block triplets with Q_W applied along r and Q_V along
+    c, one index at a time, so memory is that of the triplets (never a matrix with
+    ``p · dim W`` rows)."""
+    w, n = hom.target.dim, hom.source.dim
+    t, r, c, v = _block_triplets(hom)
+    if t.size == 0:
+        return t, r, c, v
+    if target_basis and hom.target.Q is not None:  # (Q_W B)_{r' c} = Σ_r Q_W[r', r] B_{r c}: row r of Q_W^T
+        k, r, v = _join(r, v, sp.csr_matrix(hom.target.Q).T.tocsr())
+        t, c = t[k], c[k]
+    if hom.source.Q is not None:  # (B Q_V^T)_{r c'} = Σ_c B_{r c} Q_V[c', c]: row c of Q_V^T
+        rows, cols, qv = hom.source.sparse()
+        k, c, v = _join(c, v, sp.csr_matrix((qv, (rows, cols)), shape=(n, n)).T.tocsr())
+        t, r = t[k], r[k]
+    key, v = _sum_duplicates((t * w + r) * n + c, v)
+    keep = v != 0
+    key, v = key[keep], v[keep]
+    t, rest = np.divmod(key, w * n)
+    r, c = np.divmod(rest, n)
+    return t, r, c, v
 
 
 def base_expansion(realized: Any) -> Expansion:
@@ -166,13 +207,10 @@ def base_expansion(realized: Any) -> Expansion:
     for o in realized.orbits:
         w, p = int(o.head_dim), int(o.hom.dim)
         if p and w:
-            rows, cols, qv = o.hom.source.sparse()
-            Q = sp.csr_matrix((qv, (rows, cols)), shape=(n, n))
-            M = (_block_pattern(o.hom) @ Q.T).tocoo()  # row t*w + r, col c
-            t, r = np.divmod(M.row.astype(np.int64), w)
+            t, r, c, v = _triplets_in_bases(o.hom, target_basis=False)  # W in block form
             params.append(first_param + t)
-            pos.append((first_row + r) * n + M.col.astype(np.int64))
-            vals.append(M.data)
+            pos.append((first_row + r) * n + c)
+            vals.append(v)
         first_param += p
         first_row += w
     if not params:
@@ -196,18 +234,11 @@ def hom_triplets(hom: Any) -> Expansion:
     >>> bool(np.allclose(A.reshape(2, 3), hom.compose(np.array([1.0, 2.0]))))
     True
     """
-    w, n, p = hom.target.dim, hom.source.dim, hom.dim
-    M = _block_pattern(hom)
-    if hom.target.Q is not None:
-        M = sp.kron(sp.identity(p, format="csr"), sp.csr_matrix(hom.target.Q), format="csr") @ M
-    if hom.source.Q is not None:
-        rows, cols, qv = hom.source.sparse()
-        M = M @ sp.csr_matrix((qv, (rows, cols)), shape=(n, n)).T
-    M = sp.coo_matrix(M)
-    t, r = np.divmod(M.row.astype(np.int64), max(w, 1))
-    pos = r * n + M.col.astype(np.int64)
+    n = hom.source.dim
+    t, r, c, v = _triplets_in_bases(hom)
+    pos = r * n + c
     order = np.argsort(pos, kind="stable")
-    return Expansion(t[order], pos[order], M.data[order])
+    return Expansion(t[order], pos[order], v[order])
 
 
 def coset_groups(realized: Any) -> list[tuple[tuple[int, ...], list[tuple[int, int, int]]]]:

@@ -111,3 +111,19 @@ def test_trivial_copies_are_the_fixed_vectors(group: str, V: str, k: int, W: str
     assert mine.shape == ref.shape
     if mine.size:
         assert np.abs(mine - (mine @ ref.T) @ ref).max() < 1e-10  # the same space
+
+
+@pytest.mark.parametrize("group,V,k,W", CASES)
+def test_hom_triplets_are_the_dense_basis(group: str, V: str, k: int, W: str) -> None:
+    """The sparse triplets of ``θ -> Q_W B(θ) Q_V^T`` equal ``HomBlocks.dense_basis`` entry by
+    entry, with Q_V (V|K) on either side: the coordinate-by-coordinate products keep every term."""
+    from eqattn.numeric.expansion import hom_triplets
+
+    G = get_group(group)
+    K = G.subgroup_classes[k]
+    src = isotypic_of_rep(parse_rep(V, G.subgroup_classes[-1]), K)
+    for hom in (HomBlocks(src, Isotypic.standard(parse_rep(W, K))), HomBlocks(Isotypic.standard(parse_rep(W, K)), src)):
+        dense = np.zeros((hom.dim, hom.target.dim * hom.source.dim))
+        ex = hom_triplets(hom)
+        np.add.at(dense, (ex.param, ex.pos), ex.vals)
+        assert np.abs(dense - hom.dense_basis().reshape(hom.dim, -1)).max() < 1e-12
