@@ -1,0 +1,146 @@
+"""The eqattn designs of the task benchmarks, computed once and cached in designs.json.
+
+    PYTHONPATH=. .venv/bin/python benchmarks/tasks/designs.py            # the problems of every task
+    PYTHONPATH=. .venv/bin/python benchmarks/tasks/designs.py --force --only nbody-Oh --time-limit 240
+
+Per problem ``(G, m x regular, H, d)`` three designs (SPEC §3, §5):
+
+* ``fewest`` — the covering design with the fewest parameters (``eqattn.optimize.optimize``,
+  unconstrained; its status says whether optimality is proven within the time limit);
+* ``partial`` — the best partial-coverage design whose attention cost ``sum heads x head dim``
+  is at most the vanilla layer's ``H d`` (the optimiser's ``partial=True, max_cost=H d``);
+  when the installed optimiser has no partial coverage the entry says so (``unavailable``);
+* ``regular`` — ``H`` copies of the regular orbit ``(C1, d x trivial)``: the vanilla count,
+  covering every clustering.
+
+The cache stores each design's orbits (subgroup id, rep text), its parameter count, heads,
+attention cost and the optimiser's status, so a task run (and the ``--quick`` tests) builds
+layers without re-running the optimiser; tests/tasks/test_designs.py re-derives a cached
+entry with the optimiser and checks the counts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import eqattn  # noqa: E402
+
+CACHE = Path(__file__).with_name("designs.json")
+KINDS = ("fewest", "partial", "regular")
+TIME_LIMIT = 60.0
+
+#: every problem the tasks use: (group spec, m, heads, head_dim)
+C4 = "mat:[[0,-1],[1,0]]"
+D4 = "mat:[[0,-1],[1,0]];[[1,0],[0,-1]]"
+PROBLEMS = {
+    "nbody-Oh": ("Oh", 1, 2, 24),
+    "nbody-D4h": ("D4h", 3, 2, 24),
+    "digits-C4": (C4, 8, 2, 16),
+    "digits-D4": (D4, 4, 2, 16),
+    "pointcloud-O": ("O", 2, 4, 12),
+}
+
+
+def problem(spec: str, m: int, heads: int, head_dim: int) -> eqattn.Problem:
+    return eqattn.Problem.create(spec, f"{m}xregular", heads, head_dim)
+
+
+def key(spec: str, m: int, heads: int, head_dim: int) -> str:
+    return f"{spec}|{m}xregular|H={heads}|d={head_dim}"
+
+
+def summary(design, status: str, seconds: float, **extra) -> dict:  # noqa: ANN001
+    """What the cache keeps of a design (orbits expanded, one entry per orbit)."""
+    js = design.to_json()
+    orbits = [{"subgroup": o["subgroup"], "name": o["name"], "rep": o["rep"], "heads": o["heads"], "head_dim": o["head_dim"]}
+              for o in js["orbits"]]
+    return {"orbits": orbits, "params": int(design.params), "heads": sum(o["heads"] for o in orbits),
+            "attention_cost": sum(o["heads"] * o["head_dim"] for o in orbits), "status": status,
+            "seconds": round(seconds, 1), **extra}
+
+
+def fewest(prob: eqattn.Problem, time_limit: float) -> dict:
+    from eqattn.optimize import optimize
+
+    t0 = time.perf_counter()
+    res = optimize(prob, time_limit, constrained=False, threads=1)
+    return summary(res.design, res.status, time.perf_counter() - t0, lower_bound=None if res.lower_bound is None else int(res.lower_bound))
+
+
+def partial(prob: eqattn.Problem, time_limit: float) -> dict:
+    """The best partial-coverage design within the vanilla attention cost, or why there is none."""
+    from eqattn.optimize import optimize
+
+    budget = prob.heads * prob.head_dim
+    t0 = time.perf_counter()
+    try:
+        res = optimize(prob, time_limit, constrained=False, threads=1, partial=True, max_cost=budget)
+    except TypeError as exc:
+        return {"unavailable": f"the optimiser has no partial coverage / max_cost yet ({exc}); "
+                               "it comes with the budget work (docs: CONTRACT-25, optimize(..., partial=True))"}
+    if res.design is None:
+        return {"unavailable": f"no design within attention cost {budget}: {getattr(res, 'reason', res.status)}"}
+    part = getattr(res, "partial", None)
+    cover = part.to_json() if hasattr(part, "to_json") else part
+    return summary(res.design, res.status, time.perf_counter() - t0, partial=cover)
+
+
+def regular(prob: eqattn.Problem) -> dict:
+    return summary(eqattn.Design.regular(prob), "covers (regular)", 0.0)
+
+
+def compute(spec: str, m: int, heads: int, head_dim: int, time_limit: float = TIME_LIMIT) -> dict:
+    prob = problem(spec, m, heads, head_dim)
+    return {"vanilla_params": int(prob.vanilla_params), "vanilla_attention_cost": heads * head_dim,
+            "fewest": fewest(prob, time_limit), "partial": partial(prob, time_limit), "regular": regular(prob)}
+
+
+def load_cache() -> dict:
+    return json.loads(CACHE.read_text(encoding="utf-8")) if CACHE.exists() else {}
+
+
+def entry(spec: str, m: int, heads: int, head_dim: int) -> dict:
+    """The cached designs of a problem; computed (and cached) when missing."""
+    cache = load_cache()
+    k = key(spec, m, heads, head_dim)
+    if k not in cache:
+        cache[k] = compute(spec, m, heads, head_dim)
+        CACHE.write_text(json.dumps(cache, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return cache[k]
+
+
+def design_of(prob: eqattn.Problem, item: dict) -> eqattn.Design:
+    """The ``eqattn.Design`` of a cached entry (``item`` has ``orbits``)."""
+    return eqattn.Design.create(prob, [(o["subgroup"], o["rep"]) for o in item["orbits"]])
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--force", action="store_true", help="recompute the chosen problems even when cached")
+    ap.add_argument("--only", help="comma-separated problem names (default: all of PROBLEMS)")
+    ap.add_argument("--time-limit", type=float, default=TIME_LIMIT)
+    args = ap.parse_args(argv)
+    cache = load_cache()
+    names = args.only.split(",") if args.only else list(PROBLEMS)
+    for name in names:
+        spec, m, H, d = PROBLEMS[name]
+        k = key(spec, m, H, d)
+        if k not in cache or args.force:
+            cache[k] = compute(spec, m, H, d, args.time_limit)
+            CACHE.write_text(json.dumps(cache, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        e = cache[k]
+        print(name, k, "vanilla", e["vanilla_params"], "|",
+              "; ".join(f"{kind}: " + (f"{e[kind]['params']} params, {e[kind]['heads']} heads, cost {e[kind]['attention_cost']}, {e[kind]['status']}"
+                                       if "params" in e[kind] else e[kind]["unavailable"][:60]) for kind in KINDS), flush=True)
+
+
+if __name__ == "__main__":
+    main()
