@@ -4,7 +4,7 @@ Every model of a task gets the same depth, width ``d_model = H d = |G| m``, feed
 ``4 d_model``, optimiser (Adam, cosine schedule), epochs, batch size and data order for a seed;
 the test metric is taken at the epoch with the best validation metric. Per run the row holds:
 trainable parameters (all, and of the attention layers), the attention cost per layer
-(``sum heads x head dim``), the test metric(s), wall time per training epoch (1 thread) and the
+(``sum heads x head dim``), the test metric(s), wall time per training epoch (1 thread; also its CPU time, ``epoch_cpu_s``, steadier on a shared machine) and the
 measured equivariance error of the trained model,
 ``max_g |f(g.X) - g.f(X)| / |f(X)|`` (Frobenius norms over a test batch, float32, every element g).
 """
@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[2]
 MODELS = ("vanilla", "vanilla+aug", "symm-learning", "eqattn-fewest", "eqattn-partial", "eqattn-regular")
 PEER_VENV = ROOT / ".venv-peers"
 COLUMNS = ["task", "group", "model", "seed", "status", "params", "attention_params", "attention_cost", "heads",
-           "metric", "value", "value_transformed", "epoch_s", "epochs", "equivariance_error", "design", "note"]
+           "metric", "value", "value_transformed", "epoch_s", "epoch_cpu_s", "epochs", "equivariance_error", "design", "note"]
 
 
 class Unavailable(Exception):
@@ -137,9 +137,9 @@ def train(task: Task, model: nn.Module, budget: Budget, seed: int, augment: bool
     steps = budget.epochs * math.ceil(len(Xtr) / budget.batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=budget.lr, total_steps=steps, pct_start=0.05)
     better = (lambda a, b: a < b) if task.metric == "mse" else (lambda a, b: a > b)
-    best, best_state, train_s = None, None, 0.0
+    best, best_state, train_s, cpu_s = None, None, 0.0, 0.0
     for _ in range(budget.epochs):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         model.train()
         perm = torch.randperm(len(Xtr), generator=gen)
         for s in range(0, len(Xtr), budget.batch):
@@ -152,6 +152,7 @@ def train(task: Task, model: nn.Module, budget: Budget, seed: int, augment: bool
             opt.step()
             sched.step()
         train_s += time.perf_counter() - t0
+        cpu_s += time.process_time() - c0
         model.eval()
         val = evaluate(task, model, *task.data["val"])
         if best is None or better(val, best):
@@ -159,6 +160,7 @@ def train(task: Task, model: nn.Module, budget: Budget, seed: int, augment: bool
     model.load_state_dict(best_state)
     model.eval()
     out = {"value": evaluate(task, model, *task.data["test"]), "epoch_s": train_s / budget.epochs,
+           "epoch_cpu_s": cpu_s / budget.epochs,
            "equivariance_error": equivariance_error(task, model, *task.data["test"])}
     if task.extra_tests:
         out["value_transformed"] = float(np.mean([evaluate(task, model, X, Y) for X, Y in task.extra_tests.values()]))
@@ -261,6 +263,15 @@ def write_csv(rows: list[dict], path: Path) -> None:
         w.writeheader()
         for r in rows:
             w.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in r.items()})
+
+
+def write_run(path: Path, argv: list[str], seconds: float, budget: Budget, sizes: tuple[int, ...]) -> None:
+    """``<task>.json`` next to the CSV: the command, its wall time and the budget (docs page)."""
+    info = {"command": f"benchmarks/tasks/{path.stem}.py" + (" " + " ".join(argv) if argv else ""),
+            "seconds": round(seconds), "epochs": budget.epochs, "batch": budget.batch, "lr": budget.lr, "depth": budget.depth,
+            "sizes": list(sizes), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "cpus": os.cpu_count(),
+            "torch_threads": torch.get_num_threads()}
+    path.with_suffix(".json").write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
 
 
 def arguments(doc: str, full: Budget, quick: Budget) -> argparse.ArgumentParser:

@@ -9,7 +9,8 @@ which trains the model with the same harness and writes ``rows.json``.
 
 The model: the task's lift and readout (:mod:`models`), and per layer symm-learning's
 ``eTransformerEncoderLayer(in_rep, eMultiheadAttention(in_rep, num_heads=H), 4 dim V,
-dropout=0, GELU, norm_first=True, layernorm)`` on ``in_rep = m x`` escnn's regular
+dropout=0, GELU, norm_first=True, layernorm)`` (its ``num_heads`` must divide ``m``: the
+largest divisor of ``m`` not above ``H`` is used, and the row says so) on ``in_rep = m x`` escnn's regular
 representation. escnn's group is matched to the task's by an explicit isomorphism
 (``find_isomorphism`` on the regular representation's closure) and the features are moved
 into escnn's basis by the orthogonal ``Q`` with ``R_escnn(g) Q = Q P(g)``, so the whole
@@ -88,16 +89,18 @@ def peer_model(task, depth: int):  # noqa: ANN001, ANN201
 
     spec, m, H, d = task.problem
     in_rep, Q = escnn_basis(task, m)
+    heads = max(h for h in range(1, H + 1) if m % h == 0)  # its heads must divide the regular copies
 
     def block(_: int) -> nn.Module:
-        attn = eMultiheadAttention(in_rep, num_heads=H)
+        attn = eMultiheadAttention(in_rep, num_heads=heads)
         layer = eTransformerEncoderLayer(in_rep, attn, dim_feedforward=4 * in_rep.size, dropout=0.0,
                                          activation=nn.GELU(), norm_first=True, norm_module="layernorm")
         return InBasis(layer, Q)
 
     model = EqModel(task.tg, m, depth, block, task.out)
-    return model, {"attention_cost": H * d, "heads": H,
-                   "design": f"symm-learning 0.8.1 eMultiheadAttention H={H} d={d} (re-projects a dense weight)"}
+    note = "" if heads == H else f"; H={heads}, not {H}: its num_heads must divide the {m} regular copies"
+    return model, {"attention_cost": in_rep.size, "heads": heads,
+                   "design": f"symm-learning 0.8.1 eMultiheadAttention H={heads} d={in_rep.size // heads}{note}"}
 
 
 def main(folder: str) -> None:
