@@ -2,6 +2,7 @@
 
 from .convert import Conversion, convert_vanilla
 from .construct import ConstructionError, VanillaSample, design_weights, expand_design, sample_vanilla
+from .isotypic import HomBlocks, Isotypic, isotypic_basis, isotypic_of_rep
 from .realize import RealizedDesign, RealizedOrbit, realize_design
 from .reference import attention_from_blocks, reference_attention
 from .verify import VerifyReport, equivariance_error, verify_design, verify_scenario
@@ -9,6 +10,7 @@ from .verify import VerifyReport, equivariance_error, verify_design, verify_scen
 __all__ = [
     "Conversion", "convert_vanilla",
     "ConstructionError", "VanillaSample", "design_weights", "expand_design", "sample_vanilla",
+    "HomBlocks", "Isotypic", "isotypic_basis", "isotypic_of_rep",
     "RealizedDesign", "RealizedOrbit", "realize_design", "attention_from_blocks", "reference_attention",
     "VerifyReport", "equivariance_error", "verify_design", "verify_scenario",
 ]

@@ -17,6 +17,11 @@ This subpackage needs ``torch`` and is only imported explicitly::
 * :class:`VanillaAttention` — the unconstrained layer of SPEC §1 with the same conventions.
 * :func:`realize_from_matrices` — build a realisation from explicit orthogonal matrices
   (groups or representations outside the catalog; also used by the tests).
+* The rest of a transformer block, each equivariant by construction (docs/site/transformer.md):
+  :class:`EquivariantLinear`, :class:`EquivariantLayerNorm`, :class:`EquivariantRMSNorm`,
+  :class:`EquivariantGate`, :class:`PointwiseNonlinearity`, :class:`EquivariantDropout`,
+  :class:`InvariantPooling`, :class:`RelativePositionBias`, :class:`AbsolutePositionBias`,
+  :class:`EquivariantTransformerEncoderLayer`, :class:`EquivariantTransformerEncoder`.
 
 See :mod:`eqattn.torch.layers` for the tensor conventions, masks, dtypes and
 ``torch.compile`` support.
@@ -31,13 +36,32 @@ except ImportError as exc:  # pragma: no cover - exercised only without torch
         "eqattn.torch needs PyTorch: pip install 'eqattn[torch]' (or pip install torch)"
     ) from exc
 
+from .dropout import EquivariantDropout
+from .encoder import EquivariantTransformerEncoder, EquivariantTransformerEncoderLayer
 from .layers import EquivariantAttention, VanillaAttention
+from .linear import EquivariantLinear
 from .manual import realize_from_matrices
 from .multihead import EquivariantMultiheadAttention
+from .nonlinearity import EquivariantGate, PointwiseNonlinearity
+from .norm import EquivariantLayerNorm, EquivariantRMSNorm
+from .pooling import InvariantPooling
+from .positional import AbsolutePositionBias, RelativePositionBias
 
 __all__ = [
     "EquivariantAttention",
     "EquivariantMultiheadAttention",
     "VanillaAttention",
     "realize_from_matrices",
+    # the rest of a transformer block
+    "EquivariantLinear",
+    "EquivariantLayerNorm",
+    "EquivariantRMSNorm",
+    "EquivariantGate",
+    "PointwiseNonlinearity",
+    "EquivariantDropout",
+    "InvariantPooling",
+    "RelativePositionBias",
+    "AbsolutePositionBias",
+    "EquivariantTransformerEncoderLayer",
+    "EquivariantTransformerEncoder",
 ]

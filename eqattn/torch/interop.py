@@ -31,7 +31,9 @@ from eqattn.groups import FiniteGroup, get_group
 from eqattn.numeric.basis import BasisChange, basis_from_elements, identify_rep
 from eqattn.reps import Rep, decompose
 
-__all__ = ["from_escnn", "to_escnn", "from_e3nn"]
+from .exact import ExactBuffers
+
+__all__ = ["from_escnn", "to_escnn", "from_e3nn", "Coordinates", "NoBasis", "coordinates"]
 
 
 def _escnn_group_name(group: Any) -> str:
@@ -141,3 +143,111 @@ def from_e3nn(irreps: Any, group: str | FiniteGroup = "Oh") -> tuple[FiniteGroup
     V = decompose(G.subgroup_classes[-1], chi, field="irreps")
     return G, V, basis_from_elements(G, V.matrices(), mats)
 
+
+
+# ----- the block modules in another library's coordinates ---------------------------------------
+def _is_geometric_tensor(x: Any) -> bool:
+    return hasattr(x, "tensor") and hasattr(x, "type") and hasattr(getattr(x, "type"), "gspace")
+
+
+def _resolve_basis(V: Rep, basis: Any, field: str) -> tuple[np.ndarray | None, Any]:
+    """``(Q, escnn field type or None)`` for ``basis``: None, a :class:`BasisChange` (from
+    :func:`from_escnn`, :func:`to_escnn`, :func:`from_e3nn`, ``match_basis``), an escnn
+    ``FieldType`` (its :func:`from_escnn` change; GeometricTensors of that type come back as
+    GeometricTensors) or an orthogonal ``(dim V, dim V)`` array ``Q``."""
+    if basis is None:
+        return None, None
+    field_type = None
+    if hasattr(basis, "gspace") and hasattr(basis, "representation"):
+        field_type = basis
+        G, W, change = from_escnn(basis)
+        if G.name != V.sub.group.name or W.mults != V.mults:
+            raise InputError(field, f"the field type carries {G.name} on {W}; the module's V is {V.sub.group.name} on {V}")
+        basis = change
+    if isinstance(basis, BasisChange):
+        chi = np.trace(np.asarray(basis.matrices), axis1=1, axis2=2)
+        if basis.Q.shape != (V.dim, V.dim) or not np.allclose(chi, V.character[V.sub.elements], atol=1e-6):
+            raise InputError(field, f"the basis change is for another representation than V = {V} (dim {V.dim})")
+        return np.asarray(basis.Q, dtype=np.float64), field_type
+    Q = np.asarray(basis, dtype=np.float64)
+    if Q.shape != (V.dim, V.dim) or np.abs(Q @ Q.T - np.eye(V.dim)).max() > 1e-8:
+        raise InputError(field, f"an orthogonal ({V.dim}, {V.dim}) matrix, a BasisChange or an escnn FieldType")
+    return Q, field_type
+
+
+class Coordinates(ExactBuffers):
+    """The user's coordinates of V: ``rho_u(g) = Q rho(g) Q^T``, so a token row ``x_u = x Q^T``.
+
+    ``inward(x)`` takes a tensor (or an escnn ``GeometricTensor``) in the user's coordinates to
+    eqattn's, ``outward(y, like)`` takes the result back (a GeometricTensor again when ``like``
+    was one). Without a basis both are the identity (and a GeometricTensor is refused: its
+    coordinates are escnn's, so the module must be built with ``basis=field_type``).
+
+    >>> import eqattn, torch
+    >>> G = eqattn.group("C4"); V = eqattn.rep(G, "regular")
+    >>> c = Coordinates(V, None)
+    >>> c.inward(torch.ones(2, 4)).shape
+    torch.Size([2, 4])
+    """
+
+    def __init__(self, V: Rep, basis: Any = None, *, dtype: Any = None, device: Any = None, field: str = "basis") -> None:
+        import torch
+
+        super().__init__()
+        Q, self.field_type = _resolve_basis(V, basis, field)
+        self.dim = V.dim
+        self.active = Q is not None
+        self.register_exact("Q", Q if Q is not None else np.zeros((0, 0)), dtype or torch.get_default_dtype(), device)
+
+    def inward(self, x: Any) -> Any:
+        if _is_geometric_tensor(x):
+            if not self.active:
+                raise ValueError("a GeometricTensor is in escnn's coordinates: build the module with basis=its field type")
+            x = x.tensor
+        if x.shape[-1] != self.dim:
+            raise ValueError(f"expected {self.dim} features in the last dimension, got {tuple(x.shape)}")
+        return x @ self.Q_w if self.active else x
+
+    def outward(self, y: Any, like: Any = None, field_type: Any = None) -> Any:
+        out = y @ self.Q_w.T if self.active else y
+        if like is not None and _is_geometric_tensor(like):
+            return (field_type or like.type)(out)
+        return out
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}, basis={'user' if self.active else 'eqattn'}"
+
+
+class NoBasis:
+    """eqattn's own coordinates: ``inward``/``outward`` are the identity (not a module, so it
+    adds nothing to a module's repr or state). A GeometricTensor is refused: its coordinates are
+    escnn's, so the module must be built with ``basis=field_type``."""
+
+    active = False
+    field_type = None
+
+    def __init__(self, dim: int) -> None:
+        self.dim = dim
+
+    def inward(self, x: Any) -> Any:
+        if _is_geometric_tensor(x):
+            raise ValueError("a GeometricTensor is in escnn's coordinates: build the module with basis=its field type")
+        if x.shape[-1] != self.dim:
+            raise ValueError(f"expected {self.dim} features in the last dimension, got {tuple(x.shape)}")
+        return x
+
+    def outward(self, y: Any, like: Any = None, field_type: Any = None) -> Any:
+        return y
+
+
+def coordinates(V: Rep, basis: Any = None, *, dtype: Any = None, device: Any = None, field: str = "basis") -> "Coordinates | NoBasis":
+    """:class:`Coordinates` for ``basis`` (see :func:`_resolve_basis` for what it may be), or
+    :class:`NoBasis` when it is None."""
+    if basis is None:
+        return NoBasis(V.dim)
+    return Coordinates(V, basis, dtype=dtype, device=device, field=field)
+
+
+def trivial_field_type(like: Any, count: int) -> Any:
+    """An escnn field type of ``count`` trivial fields on ``like``'s gspace (invariant outputs)."""
+    return type(like.type)(like.type.gspace, [like.type.gspace.trivial_repr] * count)
