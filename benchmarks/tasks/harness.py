@@ -3,7 +3,8 @@
 Every model of a task gets the same depth, width ``d_model = H d = |G| m``, feed-forward width
 ``4 d_model``, optimiser (Adam, cosine schedule), epochs, batch size and data order for a seed;
 the test metric is taken at the epoch with the best validation metric. Per run the row holds:
-trainable parameters (all, and of the attention layers), the attention cost per layer
+trainable parameters (all; of the attention layers, biases included; for eqattn also the
+design's weights alone, ``attention_weights``, which must equal the optimiser's count), the attention cost per layer
 (``sum heads x head dim``), the test metric(s), wall time per training epoch (1 thread; also its CPU time, ``epoch_cpu_s``, steadier on a shared machine) and the
 measured equivariance error of the trained model,
 ``max_g |f(g.X) - g.f(X)| / |f(X)|`` (Frobenius norms over a test batch, float32, every element g).
@@ -30,13 +31,13 @@ import torch
 from torch import nn
 
 from benchmarks.tasks import designs as dz
-from benchmarks.tasks.models import EqEncoderLayer, EqModel, VanillaModel, count, eqattn_attention
+from benchmarks.tasks.models import EqModel, VanillaModel, count, eqattn_layer
 from benchmarks.tasks.symmetry import TaskGroup
 
 ROOT = Path(__file__).resolve().parents[2]
 MODELS = ("vanilla", "vanilla+aug", "symm-learning", "eqattn-fewest", "eqattn-partial", "eqattn-regular")
 PEER_VENV = ROOT / ".venv-peers"
-COLUMNS = ["task", "group", "model", "seed", "status", "params", "attention_params", "attention_cost", "heads",
+COLUMNS = ["task", "group", "model", "seed", "status", "params", "attention_params", "attention_weights", "attention_cost", "heads",
            "metric", "value", "value_transformed", "epoch_s", "epoch_cpu_s", "epochs", "equivariance_error", "design", "note"]
 
 
@@ -183,7 +184,7 @@ def build(task: Task, kind: str, depth: int) -> tuple[nn.Module, dict]:
         raise Unavailable(item["unavailable"])
     prob = dz.problem(spec, m, H, d)
     design = dz.design_of(prob, item)
-    model = EqModel(task.tg, m, depth, lambda i: EqEncoderLayer(task.tg, m, eqattn_attention(design, task.tg, m)), task.out)
+    model = EqModel(task.tg, m, depth, lambda i: eqattn_layer(design, task.tg, m), task.out)
     orbits = "; ".join(f"{o['heads']}x{o['head_dim']} ({o['name']})" for o in item["orbits"])
     return model, {"attention_cost": item["attention_cost"], "heads": item["heads"], "design_params": item["params"],
                    "design": f"{item['params']} params/layer, {item['status']}: {orbits}"}
@@ -208,10 +209,11 @@ def run_models(task: Task, models: list[str], seeds: list[int], budget: Budget, 
                 log(f"{task.name}/{task.group} {kind}: unavailable ({exc})")
                 break
             attn = sum(count(a) for a in model.attention_modules())
-            row.update(status="ok", params=count(model), attention_params=attn, attention_cost=info["attention_cost"],
+            weights = sum(a.core.num_parameters for a in model.attention_modules()) if "design_params" in info else ""
+            row.update(status="ok", params=count(model), attention_params=attn, attention_weights=weights, attention_cost=info["attention_cost"],
                        heads=info["heads"], design=info["design"])
             if "design_params" in info:
-                per_layer = [a.num_parameters for a in model.attention_modules()]
+                per_layer = [a.core.num_parameters for a in model.attention_modules()]
                 assert all(p == info["design_params"] for p in per_layer), (per_layer, info["design_params"])
             row.update(train(task, model, budget, seed, augment=kind == "vanilla+aug"))
             rows.append(row)
@@ -256,6 +258,18 @@ def run_peer_subprocess(task: Task, seeds: list[int], budget: Budget, log=print)
         return json.loads(out.read_text())
 
 
+def merge_rows(rows: list[dict], path: Path) -> list[dict]:
+    """``rows`` plus the rows of ``path`` (if it exists) for the (group, model) pairs not in
+    ``rows``: re-running some models replaces only their rows."""
+    if not path.exists():
+        return rows
+    with path.open(encoding="utf-8") as fh:
+        old = list(csv.DictReader(fh))
+    fresh = {(r["group"], r["model"]) for r in rows}
+    kept = [r for r in old if (r["group"], r["model"]) not in fresh]
+    return kept + rows
+
+
 def write_csv(rows: list[dict], path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", newline="", encoding="utf-8") as fh:
@@ -281,6 +295,8 @@ def arguments(doc: str, full: Budget, quick: Budget) -> argparse.ArgumentParser:
     ap.add_argument("--seeds", default=None, help="comma-separated seeds (default 0,1,2; --quick: 0)")
     ap.add_argument("--epochs", type=int, default=None, help=f"default {full.epochs} ({quick.epochs} with --quick)")
     ap.add_argument("--out", default=None, help="CSV path (default docs/site/tasks/<task>.csv; --quick: artifacts/tasks-quick/)")
+    ap.add_argument("--replace", action="store_true",
+                    help="write only this run's rows (default: keep the CSV's rows of the groups/models not re-run)")
     return ap
 
 

@@ -1,18 +1,21 @@
 """The transformers compared on every task, at equal depth and feed-forward width.
 
 * :class:`VanillaModel` — ``Linear`` embedding of each token's input, ``depth`` x
-  ``nn.TransformerEncoderLayer`` (pre-norm, GELU, no dropout, ``d_model = H d``), a linear
-  readout (per-token output, or the mean over tokens then a linear classifier).
-* :class:`EqModel` — the same stack built from G-equivariant parts on ``m x regular``
-  features in permutation form (:mod:`symmetry`): lift, pre-norm encoder layers whose
-  attention is ``eqattn.torch.EquivariantAttention`` of a design (or any module given by
-  ``attention``, e.g. symm-learning's), group-convolution feed-forward with a pointwise GELU
-  (pointwise maps commute with permutations), a layer norm with per-channel gains, and an
-  equivariant readout. ``d_model = |G| m`` equals the vanilla width.
+  ``nn.TransformerEncoderLayer`` (pre-norm, GELU, no dropout, ``d_model = H d``, feed-forward
+  ``4 d_model``), a linear readout (per-token output, or the mean over tokens then a linear
+  classifier).
+* :class:`EqModel` — the same stack on ``m x regular`` features in permutation form
+  (:mod:`symmetry`): an equivariant lift of each token's input, ``depth`` encoder layers
+  (:func:`eqattn_layer`: eqattn's ``EquivariantTransformerEncoderLayer`` with a design's
+  attention, pre-norm, GELU on ``4 m`` regular copies; or any layer, e.g. symm-learning's in
+  :mod:`peer`), and an equivariant readout (per-token vectors, or invariant logits from the
+  mean over tokens and G). ``d_model = |G| m`` equals the vanilla width. Neither model has a
+  norm after its last (pre-norm) layer.
 
-Equivariance: every part maps ``x -> rho_in(g) x`` on inputs to ``P(g) h`` on features and
-``P(g) h`` to ``rho_out(g) y`` (or to the same invariants), so the whole model does;
-tests/tasks/test_models.py checks each part and the stack numerically in float64.
+Equivariance: the lift maps ``u -> rho_in(g) u`` to ``h -> P(g) h``, the layers commute with
+``P(g)``, the readout maps ``P(g) h`` to ``rho_out(g) y`` (or to the same invariants); so the
+whole model is equivariant. tests/tasks/test_models.py checks each part and the stacks
+numerically in float64.
 """
 
 from __future__ import annotations
@@ -27,8 +30,7 @@ from torch import nn
 
 from benchmarks.tasks.symmetry import TaskGroup, regular_perms
 
-__all__ = ["Lift", "GroupConv", "RegularLayerNorm", "Readout", "EqEncoderLayer", "EqModel", "VanillaModel",
-           "eqattn_attention", "count"]
+__all__ = ["Lift", "Readout", "EqModel", "VanillaModel", "regular_basis", "eqattn_attention", "eqattn_layer", "count"]
 
 
 def count(module: nn.Module) -> int:
@@ -52,36 +54,6 @@ class Lift(nn.Module):
         return F.linear(u, w, self.bias.repeat(self.n))
 
 
-class GroupConv(nn.Module):
-    """``m_in x regular -> m_out x regular``: ``h'[k] = sum_j W[g_k^{-1} g_j] h[j] + b``."""
-
-    def __init__(self, tg: TaskGroup, m_in: int, m_out: int) -> None:
-        super().__init__()
-        n = tg.order
-        idx = tg.table[tg.inv][:, :]  # idx[k, j] = g_k^{-1} g_j
-        self.register_buffer("idx", torch.as_tensor(idx, dtype=torch.long), persistent=False)
-        self.weight = nn.Parameter(torch.randn(n, m_out, m_in) / math.sqrt(n * m_in))
-        self.bias = nn.Parameter(torch.zeros(m_out))
-        self.n, self.m_in, self.m_out = n, m_in, m_out
-
-    def forward(self, h: torch.Tensor) -> torch.Tensor:
-        w = self.weight[self.idx].permute(0, 2, 1, 3).reshape(self.n * self.m_out, self.n * self.m_in)
-        return F.linear(h, w, self.bias.repeat(self.n))
-
-
-class RegularLayerNorm(nn.Module):
-    """Layer norm over all ``|G| m`` features; gain and bias per channel, shared over G."""
-
-    def __init__(self, n: int, m: int, eps: float = 1e-5) -> None:
-        super().__init__()
-        self.n, self.eps = n, eps
-        self.weight = nn.Parameter(torch.ones(m))
-        self.bias = nn.Parameter(torch.zeros(m))
-
-    def forward(self, h: torch.Tensor) -> torch.Tensor:
-        return F.layer_norm(h, h.shape[-1:], self.weight.repeat(self.n), self.bias.repeat(self.n), self.eps)
-
-
 class Readout(nn.Module):
     """``m x regular -> U'``: ``y = (1/|G|) sum_k rho_out(g_k) A h[k]`` (``A`` of shape ``(b, m)``)."""
 
@@ -97,31 +69,30 @@ class Readout(nn.Module):
         return F.linear(h, w)
 
 
-def eqattn_attention(design, tg: TaskGroup, m: int) -> nn.Module:  # noqa: ANN001
-    """``EquivariantAttention`` of ``design`` acting on the permutation-form features of
-    :func:`symmetry.regular_perms` (exact element correspondence: ``basis_from_elements``)."""
+def regular_basis(problem, tg: TaskGroup, m: int):  # noqa: ANN001, ANN201
+    """The ``BasisChange`` from the design's block coordinates of ``m x regular`` to the
+    permutation form of :func:`symmetry.regular_perms` (exact element correspondence)."""
     from eqattn.numeric.basis import basis_from_elements
+
+    return basis_from_elements(tg.G, problem.rho, regular_perms(tg.G, m))
+
+
+def eqattn_attention(design, tg: TaskGroup, m: int) -> nn.Module:  # noqa: ANN001
+    """``EquivariantAttention`` of ``design`` acting on the permutation-form features."""
     from eqattn.torch import EquivariantAttention
 
-    change = basis_from_elements(tg.G, design.problem.rho, regular_perms(tg.G, m))
-    return EquivariantAttention.from_design(design, basis=change, dtype=torch.get_default_dtype())
+    return EquivariantAttention.from_design(design, basis=regular_basis(design.problem, tg, m), dtype=torch.get_default_dtype())
 
 
-class EqEncoderLayer(nn.Module):
-    """Pre-norm encoder layer: ``x + attn(norm(x))``, then ``x + ff(norm(x))`` with a group
-    convolution feed-forward of ``ff_mult * m`` regular copies and GELU."""
+def eqattn_layer(design, tg: TaskGroup, m: int, ff_mult: int = 4) -> nn.Module:  # noqa: ANN001
+    """eqattn's ``EquivariantTransformerEncoderLayer`` with ``design`` as its attention and the
+    vanilla layer's settings (pre-norm, GELU, no dropout, batch first, feed-forward of
+    ``ff_mult * m`` regular copies = width ``4 d_model``), on the permutation-form features."""
+    from eqattn.torch import EquivariantTransformerEncoderLayer
 
-    def __init__(self, tg: TaskGroup, m: int, attention: nn.Module, ff_mult: int = 4) -> None:
-        super().__init__()
-        self.norm1 = RegularLayerNorm(tg.order, m)
-        self.norm2 = RegularLayerNorm(tg.order, m)
-        self.self_attn = attention
-        self.ff1 = GroupConv(tg, m, ff_mult * m)
-        self.ff2 = GroupConv(tg, ff_mult * m, m)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        x = x + self.self_attn(self.norm1(x))
-        return x + self.ff2(F.gelu(self.ff1(self.norm2(x))))
+    return EquivariantTransformerEncoderLayer(
+        design.problem.V, design, dim_feedforward=ff_mult * m, dropout=0.0, activation="gelu", batch_first=True,
+        norm_first=True, basis=regular_basis(design.problem, tg, m), dtype=torch.get_default_dtype())
 
 
 class EqModel(nn.Module):
@@ -133,7 +104,6 @@ class EqModel(nn.Module):
         super().__init__()
         self.lift = Lift(tg.rho_in, m)
         self.layers = nn.ModuleList(make_block(i) for i in range(depth))
-        self.norm = RegularLayerNorm(tg.order, m)
         self.out = out
         self.n, self.m = tg.order, m
         self.head = Readout(tg.rho_out, m) if out == "tokens" else nn.Linear(m, int(out))
@@ -142,7 +112,6 @@ class EqModel(nn.Module):
         h = self.lift(u)
         for layer in self.layers:
             h = layer(h)
-        h = self.norm(h)
         if self.out == "tokens":
             return self.head(h)
         return self.head(h.mean(dim=1).view(h.shape[0], self.n, self.m).mean(dim=1))
@@ -163,7 +132,6 @@ class VanillaModel(nn.Module):
                                        batch_first=True, norm_first=True)
             for _ in range(depth)
         )
-        self.norm = nn.LayerNorm(d_model)
         self.out = out
         self.head = nn.Linear(d_model, b if out == "tokens" else int(out))
 
@@ -171,7 +139,6 @@ class VanillaModel(nn.Module):
         h = self.embed(u)
         for layer in self.layers:
             h = layer(h)
-        h = self.norm(h)
         return self.head(h) if self.out == "tokens" else self.head(h.mean(dim=1))
 
     def attention_modules(self) -> list[nn.Module]:

@@ -11,7 +11,7 @@ import torch
 
 import eqattn
 from benchmarks.tasks import symmetry
-from benchmarks.tasks.models import EqEncoderLayer, EqModel, GroupConv, Lift, Readout, RegularLayerNorm, VanillaModel, count, eqattn_attention
+from benchmarks.tasks.models import EqModel, Lift, Readout, VanillaModel, eqattn_attention, eqattn_layer
 from benchmarks.tasks.nbody import rho_in as nbody_rho_in
 from benchmarks.tasks.symmetry import regular_perms, task_group
 
@@ -47,18 +47,16 @@ def test_parts_are_equivariant():
     tg = task_group("D4h", nbody_rho_in)
     m = 2
     P = torch.as_tensor(regular_perms(tg.G, m))
-    Pf = torch.as_tensor(regular_perms(tg.G, 3 * m))
     R = torch.as_tensor(tg.rho_in)
     Ro = torch.as_tensor(tg.rho_out)
     u = torch.randn(4, 5, 7)
     h = torch.randn(4, 5, tg.order * m)
     on = lambda M: (lambda x, g: x @ M[g].T)  # noqa: E731
     assert _worst(Lift(tg.rho_in, m), u, on(R), on(P), tg.order) < 1e-12
-    assert _worst(GroupConv(tg, m, 3 * m), h, on(P), on(Pf), tg.order) < 1e-12
-    assert _worst(RegularLayerNorm(tg.order, m), h, on(P), on(P), tg.order) < 1e-12
     assert _worst(Readout(tg.rho_out, m), h, on(P), on(Ro), tg.order) < 1e-12
-    # a group convolution is not just any linear map: it has |G| m_in m_out weights
-    assert count(GroupConv(tg, m, 3 * m)) == tg.order * m * 3 * m + 3 * m
+    prob = eqattn.Problem.create("D4h", "2xregular", 2, 16)
+    layer = eqattn_layer(eqattn.Design.regular(prob), tg, m)
+    assert _worst(layer, h, on(P), on(P), tg.order) < 1e-10
 
 
 def test_stacks_equivariant_and_vanilla_not():
@@ -68,12 +66,13 @@ def test_stacks_equivariant_and_vanilla_not():
     design = eqattn.Design.create(prob, [("O", "A1 + A2 + 2xE + 3xT1 + 3xT2"), ("A4", "2xA + 2xE + 4xT")])
     attn = eqattn_attention(design, tg, m)
     assert attn.num_parameters == design.params == 240
-    model = EqModel(tg, m, 2, lambda i: EqEncoderLayer(tg, m, eqattn_attention(design, tg, m)), "tokens")
+    model = EqModel(tg, m, 2, lambda i: eqattn_layer(design, tg, m), "tokens")
+    assert all(layer.self_attn.core.num_parameters == 240 for layer in model.layers)
     R = torch.as_tensor(tg.rho_in)
     on = lambda x, g: x @ R[g].T  # noqa: E731
     u = torch.randn(3, 6, 3)
     assert _worst(model, u, on, on, tg.order) < 1e-10
-    clf = EqModel(tg, m, 1, lambda i: EqEncoderLayer(tg, m, attn), 10)
+    clf = EqModel(tg, m, 1, lambda i: eqattn_layer(design, tg, m), 10)
     assert _worst(clf, u, on, lambda y, g: y, tg.order) < 1e-10
     vanilla = VanillaModel(3, 2, 12, 2, "tokens", 3)
     assert _worst(vanilla, u, on, on, tg.order) > 1e-3

@@ -38,7 +38,8 @@ def check(rows, task, groups):  # noqa: ANN001
                 continue
             assert row["status"] == "ok"
             assert float(row["equivariance_error"]) < 1e-4, row
-            assert int(row["attention_params"]) == 2 * entry[kind]["params"]  # depth 2, the optimiser's count per layer
+            assert int(row["attention_weights"]) == 2 * entry[kind]["params"]  # depth 2, the optimiser's count per layer
+            assert int(row["attention_params"]) > int(row["attention_weights"])  # plus the biases equivariance allows
             assert int(row["attention_cost"]) == entry[kind]["attention_cost"]
         for kind in ("vanilla", "vanilla+aug"):
             assert mine[kind]["status"] == "ok"
