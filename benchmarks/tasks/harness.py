@@ -279,12 +279,12 @@ def write_csv(rows: list[dict], path: Path) -> None:
             w.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in r.items()})
 
 
-def write_run(path: Path, argv: list[str], seconds: float, budget: Budget, sizes: tuple[int, ...]) -> None:
+def write_run(path: Path, argv: list[str], seconds: float, budget: Budget, sizes: tuple[int, ...], notes: list[str] = ()) -> None:
     """``<task>.json`` next to the CSV: the command, its wall time and the budget (docs page)."""
     info = {"command": f"benchmarks/tasks/{path.stem}.py" + (" " + " ".join(argv) if argv else ""),
             "seconds": round(seconds), "epochs": budget.epochs, "batch": budget.batch, "lr": budget.lr, "depth": budget.depth,
             "sizes": list(sizes), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "cpus": os.cpu_count(),
-            "torch_threads": torch.get_num_threads()}
+            "torch_threads": torch.get_num_threads(), "notes": list(notes)}
     path.with_suffix(".json").write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
 
 

@@ -31,7 +31,7 @@ from benchmarks.tasks import harness  # noqa: E402
 from benchmarks.tasks.nbody_sim import Recipe, dataset, statistics  # noqa: E402
 from benchmarks.tasks.symmetry import task_group  # noqa: E402
 
-FULL = harness.Budget(epochs=30, batch=100, lr=2e-3)
+FULL = harness.Budget(epochs=12, batch=100, lr=2e-3)
 QUICK = harness.Budget(epochs=2, batch=50, lr=2e-3)
 SIZES, QUICK_SIZES = (3000, 2000, 2000), (150, 50, 50)
 GROUPS = ("Oh", "D4h")
@@ -107,7 +107,8 @@ def main(argv: list[str] | None = None) -> None:
         rows += harness.run_models(task, models, seeds, budget)
     out = harness.csv_path(args, "nbody")
     harness.write_csv(rows if args.replace else harness.merge_rows(rows, out), out)
-    harness.write_run(out, sys.argv[1:] if argv is None else argv, time.perf_counter() - t0, budget, QUICK_SIZES if args.quick else SIZES)
+    harness.write_run(out, sys.argv[1:] if argv is None else argv, time.perf_counter() - t0, budget, QUICK_SIZES if args.quick else SIZES,
+                      describe(stats))
     print(f"wrote {out} ({time.perf_counter() - t0:.0f} s)")
 
 

@@ -211,13 +211,16 @@ def main(argv: list[str] | None = None) -> None:
             parts += [f"Command: `PYTHONPATH=. .venv/bin/python {info['command']}` — {info['seconds']} s wall on "
                       f"{info['cpus']} shared CPUs ({info['date']}); {info['epochs']} epochs, batch {info['batch']}, "
                       f"lr {info['lr']}, depth {info['depth']}, data {' / '.join(map(str, info['sizes']))} (train / val / test).", ""]
+            if info.get("notes"):
+                parts += ["Data (printed by the command):", ""] + [f"- {n}" for n in info["notes"]] + [""]
         parts += table(rows, agg, task) + ["", f"Raw rows: [tasks/{task}.csv](tasks/{task}.csv).", ""]
         svg = plot(task, agg, title)
         if svg:
             parts += [f"![{task}](tasks/{svg})", ""]
         v = verdicts(agg)
         if v:
-            parts += ["Against the better vanilla row of the same group (computed from the table):", ""] + v + [""]
+            parts += ["### Where eqattn wins and where it loses", "",
+                      "Each equivariant model against the better of the two vanilla rows of its group (computed from the table):", ""] + v + [""]
         notes = DIR / f"{task}.notes.md"
         if notes.exists():
             parts += [notes.read_text(encoding="utf-8").strip(), ""]

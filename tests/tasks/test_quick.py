@@ -11,7 +11,7 @@ import csv
 import json
 
 from benchmarks.tasks import designs as dz
-from benchmarks.tasks import digits, nbody, pointcloud
+from benchmarks.tasks import digits, nbody, pointcloud, report
 
 MODELS = "vanilla,vanilla+aug,eqattn-fewest,eqattn-partial,eqattn-regular"
 
@@ -59,5 +59,11 @@ def test_digits_quick(tmp_path):
     assert all(r["value_transformed"] for r in rows if r["status"] == "ok")
 
 
-def test_pointcloud_quick(tmp_path):
+def test_pointcloud_quick_and_the_report(tmp_path):
     check(rows_of(pointcloud, tmp_path), "pointcloud", ["O"])
+    page = tmp_path / "tasks.md"
+    report.main(["--dir", str(tmp_path), "--page", str(page)])
+    text = page.read_text()
+    assert "| O | eqattn-fewest |" in text and "Where eqattn wins and where it loses" in text
+    assert "Not run yet" in text  # the other two tasks' CSVs are not in tmp_path
+    assert (tmp_path / "pointcloud.svg").read_text().lstrip().startswith("<?xml")
