@@ -8,8 +8,9 @@ Per problem ``(G, m x regular, H, d)`` three designs (SPEC §3, §5):
 * ``fewest`` — the covering design with the fewest parameters (``eqattn.optimize.optimize``,
   unconstrained; its status says whether optimality is proven within the time limit);
 * ``partial`` — the best partial-coverage design whose attention cost ``sum heads x head dim``
-  is at most the vanilla layer's ``H d`` (the optimiser's ``partial=True, max_cost=H d``);
-  when the installed optimiser has no partial coverage the entry says so (``unavailable``);
+  is at most the vanilla layer's ``H d`` (``eqattn.optimize.partial_coverage(problem,
+  max_cost=H d)``: the most G-clusterings covered, then the fewest parameters); when the
+  installed eqattn has no partial coverage the entry says so (``unavailable``);
 * ``regular`` — ``H`` copies of the regular orbit ``(C1, d x trivial)``: the vanilla count,
   covering every clustering.
 
@@ -76,21 +77,28 @@ def fewest(prob: eqattn.Problem, time_limit: float) -> dict:
 
 
 def partial(prob: eqattn.Problem, time_limit: float) -> dict:
-    """The best partial-coverage design within the vanilla attention cost, or why there is none."""
-    from eqattn.optimize import optimize
+    """The best partial-coverage design within the vanilla attention cost
+    (``eqattn.optimize.partial_coverage(problem, max_cost=H d)``), or why there is none."""
+    try:
+        from eqattn.optimize import partial_coverage
+    except ImportError as exc:
+        return {"unavailable": f"this eqattn has no partial coverage ({exc}); it is eqattn.optimize.partial_coverage "
+                               "of the budget work (CONTRACT-25)"}
+    from eqattn.errors import LimitError
 
     budget = prob.heads * prob.head_dim
     t0 = time.perf_counter()
     try:
-        res = optimize(prob, time_limit, constrained=False, threads=1, partial=True, max_cost=budget)
-    except TypeError as exc:
-        return {"unavailable": f"the optimiser has no partial coverage / max_cost yet ({exc}); "
-                               "it comes with the budget work (docs: CONTRACT-25, optimize(..., partial=True))"}
-    if res.design is None:
-        return {"unavailable": f"no design within attention cost {budget}: {getattr(res, 'reason', res.status)}"}
-    part = getattr(res, "partial", None)
-    cover = part.to_json() if hasattr(part, "to_json") else part
-    return summary(res.design, res.status, time.perf_counter() - t0, partial=cover)
+        res = partial_coverage(prob, time_limit, max_cost=budget)
+    except LimitError as exc:
+        return {"unavailable": f"partial_coverage refuses this size: {exc}"}
+    if res.design is None or not res.design.orbits:
+        return {"unavailable": f"partial_coverage found no design covering a clustering within attention cost {budget} "
+                               f"in {time_limit:g} s ({res.status}, stopped by {res.stopped_by}; upper bound "
+                               f"{res.upper_bound} of {res.of} clusterings)"}
+    cover = {"covered": res.covered, "of": res.of, "status": res.status, "upper_bound": res.upper_bound,
+             "uncovered": list(res.uncovered), "params_proven": res.params_proven, "stopped_by": res.stopped_by}
+    return summary(res.design, f"covers {res.covered}/{res.of} ({res.status})", time.perf_counter() - t0, partial=cover)
 
 
 def regular(prob: eqattn.Problem) -> dict:
@@ -122,12 +130,26 @@ def design_of(prob: eqattn.Problem, item: dict) -> eqattn.Design:
     return eqattn.Design.create(prob, [(o["subgroup"], o["rep"]) for o in item["orbits"]])
 
 
+def add_partial(time_limit: float = TIME_LIMIT) -> None:
+    """Recompute only the ``partial`` entries (e.g. with an eqattn that has partial coverage)."""
+    cache = load_cache()
+    for name, (spec, m, H, d) in PROBLEMS.items():
+        k = key(spec, m, H, d)
+        cache[k]["partial"] = partial(problem(spec, m, H, d), time_limit)
+        print(name, cache[k]["partial"], flush=True)
+        CACHE.write_text(json.dumps(cache, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--force", action="store_true", help="recompute the chosen problems even when cached")
     ap.add_argument("--only", help="comma-separated problem names (default: all of PROBLEMS)")
     ap.add_argument("--time-limit", type=float, default=TIME_LIMIT)
+    ap.add_argument("--partial-only", action="store_true", help="recompute only the partial-coverage designs")
     args = ap.parse_args(argv)
+    if args.partial_only:
+        add_partial(args.time_limit)
+        return
     cache = load_cache()
     names = args.only.split(",") if args.only else list(PROBLEMS)
     for name in names:
