@@ -30,7 +30,7 @@ from eqattn.errors import InputError
 from eqattn.numeric.isotypic import Isotypic
 from eqattn.reps import Rep
 
-__all__ = ["Component", "components", "copy_index", "trivial_index", "as_rep"]
+__all__ = ["Component", "components", "copy_index", "trivial_index", "as_rep", "SharesGroupData"]
 
 
 @dataclass(frozen=True)
@@ -94,3 +94,34 @@ def copy_index(V: Rep) -> list[int]:
             out += [first + i] * c.dim
         first += c.mult
     return out
+
+
+class SharesGroupData:
+    """Mixin for the block modules: ``copy.deepcopy`` (``nn.TransformerEncoder`` and
+    :class:`~eqattn.torch.encoder.EquivariantTransformerEncoder` copy their layer) shares the
+    group-level values (the group, its subgroup classes, designs, ``HomBlocks``: immutable, with
+    their own memos) instead of copying them; parameters and buffers are copied as usual."""
+
+    _SHARED_ATTRS = ("rep", "in_rep", "out_rep", "hidden_rep", "design", "hom")
+
+    def __deepcopy__(self, memo: dict) -> object:
+        import copy
+
+        for name in self._SHARED_ATTRS:
+            value = self.__dict__.get(name)
+            if value is None:
+                continue
+            memo.setdefault(id(value), value)
+            for part in (getattr(value, "problem", None), getattr(value, "sub", None)):
+                if part is not None:
+                    memo.setdefault(id(part), part)
+            sub = getattr(value, "sub", None) or getattr(getattr(value, "problem", None), "top", None)
+            group = getattr(sub, "group", None)
+            if group is not None:
+                memo.setdefault(id(group), group)
+                for c in group.subgroup_classes:
+                    memo.setdefault(id(c), c)
+        new = self.__class__.__new__(self.__class__)
+        memo[id(self)] = new
+        new.__dict__.update(copy.deepcopy(self.__dict__, memo))
+        return new

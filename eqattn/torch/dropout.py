@@ -22,12 +22,12 @@ from torch import nn
 
 from eqattn.reps import Rep
 
-from .components import as_rep, copy_index
+from .components import SharesGroupData, as_rep, copy_index
 
 __all__ = ["EquivariantDropout"]
 
 
-class EquivariantDropout(nn.Module):
+class EquivariantDropout(SharesGroupData, nn.Module):
     """Dropout of irreducible copies of V with probability ``p`` (module docstring); acts in
     eqattn's coordinates of V on ``(..., dim V)``."""
 

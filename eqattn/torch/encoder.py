@@ -13,12 +13,13 @@ with
 * ``d_model`` a representation V (``eqattn.rep(G, "2xregular")``);
 * ``nhead`` a design (``eqattn.Design``, e.g. from ``eqattn.optimal_design``), or a head count
   ``H``: then the optimiser finds the fewest-parameter covering design for ``(G, V, H, d)``
-  with ``d = head_dim`` (default ``dim V // H``) within ``time_limit`` seconds;
+  with ``d = head_dim`` (default ``dim V // H``) within ``time_limit`` seconds (``design`` and
+  ``design_status``: ``"optimal"`` when proven, ``"feasible"`` when the limit stopped the proof);
   ``self_attn`` is an :class:`~eqattn.torch.multihead.EquivariantMultiheadAttention`;
 * ``dim_feedforward`` a count ``c`` of regular copies (default ``ceil(4 dim V / |G|)``): the
   hidden representation is ``c x regular`` and ``activation`` acts pointwise in its
   permutation basis (:class:`~eqattn.torch.nonlinearity.PointwiseNonlinearity`); or a
-  representation ``U``: ``linear1`` maps to ``U`` plus one invariant gate per non-trivial copy
+  representation ``U`` (a ``Rep`` or its text, ``"2xA1 + 3xE1"``): ``linear1`` maps to ``U`` plus one invariant gate per non-trivial copy
   and :class:`~eqattn.torch.nonlinearity.EquivariantGate` applies ``activation`` to U's
   scalars and the gates to its other copies. With regular copies ``linear1`` and ``linear2``
   are applied in the permutation basis (their weights moved there once per call), so the
@@ -56,9 +57,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from eqattn.reps import Rep
+from eqattn.reps import Rep, parse_rep
 
-from .components import as_rep
+from .components import SharesGroupData, as_rep
 from .dropout import EquivariantDropout
 from .interop import coordinates
 from .linear import EquivariantLinear
@@ -71,20 +72,23 @@ __all__ = ["EquivariantTransformerEncoderLayer", "EquivariantTransformerEncoder"
 NORMS = {"layer": EquivariantLayerNorm, "rms": EquivariantRMSNorm}
 
 
-def _design(V: Rep, nhead: Any, head_dim: int | None, time_limit: float | None) -> Any:
-    """The attention design: ``nhead`` itself, or the optimiser's for ``(G, V, nhead, head_dim)``."""
+def _design(V: Rep, nhead: Any, head_dim: int | None, time_limit: float | None) -> tuple[Any, str]:
+    """The attention design and where it came from: ``(nhead, "given")``, or the optimiser's for
+    ``(G, V, nhead, head_dim)`` with its status (``"optimal"`` when proven, ``"feasible"``
+    when the time limit stopped the proof)."""
     if hasattr(nhead, "problem") and hasattr(nhead, "orbits"):
         p = nhead.problem
         if p.group.name != V.sub.group.name or tuple(p.V.mults) != tuple(V.mults):
             raise ValueError(f"the design is for {p.group.name} on {p.V}; d_model is {V.sub.group.name} on {V}")
-        return nhead
+        return nhead, "given"
     if isinstance(nhead, bool) or not isinstance(nhead, int) or nhead < 1:
         raise ValueError(f"nhead must be a head count >= 1 or an eqattn design, got {nhead!r}")
     from eqattn.attention import Problem
     from eqattn.optimize import optimize
 
     d = int(head_dim) if head_dim is not None else max(1, V.dim // nhead)
-    return optimize(Problem(V.sub.group, V, int(nhead), d), time_limit, constrained=False).design
+    result = optimize(Problem(V.sub.group, V, int(nhead), d), time_limit, constrained=False)
+    return result.design, str(result.status)
 
 
 def _additive(mask: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
@@ -93,14 +97,14 @@ def _additive(mask: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     return mask.to(dtype)
 
 
-class EquivariantTransformerEncoderLayer(nn.Module):
+class EquivariantTransformerEncoderLayer(SharesGroupData, nn.Module):
     """``nn.TransformerEncoderLayer`` on a representation V (module docstring)."""
 
     def __init__(
         self,
         d_model: Rep,
         nhead: Any,
-        dim_feedforward: int | Rep | None = None,
+        dim_feedforward: int | Rep | str | None = None,
         dropout: float = 0.1,
         activation: str | Callable[[torch.Tensor], torch.Tensor] = "relu",
         layer_norm_eps: float = 1e-5,
@@ -124,10 +128,13 @@ class EquivariantTransformerEncoderLayer(nn.Module):
             raise ValueError(f"norm must be one of {sorted(NORMS)}, got {norm!r}")
         kw = {"dtype": dtype, "device": device}
         self.rep, self.batch_first, self.norm_first = V, bool(batch_first), bool(norm_first)
-        self.design = _design(V, nhead, head_dim, time_limit)
+        #: the attention design, and "given" / the optimiser's status ("optimal": proven fewest parameters)
+        self.design, self.design_status = _design(V, nhead, head_dim, time_limit)
         self.self_attn = EquivariantMultiheadAttention(
             self.design, dropout=dropout, bias=bias, batch_first=batch_first, generator=generator, **kw
         )
+        if isinstance(dim_feedforward, str):  # the rep notation, e.g. "4xregular + 8xE1"
+            dim_feedforward = parse_rep(dim_feedforward, V.sub, field="dim_feedforward")
         if isinstance(dim_feedforward, Rep):
             hidden = dim_feedforward
             self.activation: nn.Module = EquivariantGate(hidden, activation, device=device)
@@ -156,11 +163,15 @@ class EquivariantTransformerEncoderLayer(nn.Module):
 
     def reset_parameters(self, generator: torch.Generator | None = None) -> None:
         """Re-draw every submodule's parameters (attention, linears; norms to 1 and 0)."""
-        self.self_attn.core.reset_parameters(generator=generator)
-        if self.self_attn.bias_qkv is not None:
+        attn = self.self_attn
+        if hasattr(attn, "reset_parameters"):
+            attn.reset_parameters()
+        else:  # the attention's weights as EquivariantAttention draws them, zero biases
+            attn.core.reset_parameters(generator=generator)
             with torch.no_grad():
-                self.self_attn.bias_qkv.zero_()
-                self.self_attn.bias_out.zero_()
+                for b in (attn.bias_qkv, attn.bias_out):
+                    if b is not None:
+                        b.zero_()
         self.linear1.reset_parameters(generator=generator)
         self.linear2.reset_parameters(generator=generator)
         self.norm1.reset_parameters()
@@ -240,7 +251,7 @@ class EquivariantTransformerEncoderLayer(nn.Module):
         )
 
 
-class EquivariantTransformerEncoder(nn.Module):
+class EquivariantTransformerEncoder(SharesGroupData, nn.Module):
     """``nn.TransformerEncoder``: ``num_layers`` copies of ``encoder_layer`` (deep copies, as
     there: they start with the same weights; call :meth:`reset_parameters` for independent
     draws), then ``norm`` (an equivariant norm of V in eqattn's coordinates, or None).

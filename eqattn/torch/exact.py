@@ -30,13 +30,17 @@ class ExactBuffers(nn.Module):
         self._exact_names: list[str] = []
         self.register_load_state_dict_post_hook(_refresh_after_load)
 
-    def register_exact(self, name: str, array: np.ndarray, dtype: torch.dtype, device: Any) -> None:
+    def register_exact(
+        self, name: str, array: np.ndarray, dtype: torch.dtype, device: Any, persistent: bool = True
+    ) -> None:
+        """``persistent=False`` keeps the master out of the ``state_dict`` (fixed data rebuilt
+        by the constructor, e.g. the expansion's values)."""
         master = torch.as_tensor(np.ascontiguousarray(array, dtype=np.float64))
         try:
             master = master.to(device)
         except (RuntimeError, TypeError):  # a device without float64 keeps the master on the CPU
             pass
-        self.register_buffer(name, master)
+        self.register_buffer(name, master, persistent=persistent)
         self.register_buffer(name + "_w", master.to(dtype), persistent=False)
         self._exact_names.append(name)
 

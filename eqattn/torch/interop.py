@@ -15,6 +15,10 @@ basis=change)`` then acts on the other library's features directly::
 
     G, V, change = from_e3nn("8x0e + 8x1o", "Oh")       # e3nn's real spherical-harmonic basis on O_h
 
+The transformer-block modules (:mod:`eqattn.torch.linear`, ``norm``, ``encoder``, ...) take
+the same changes as ``basis=``: :class:`Coordinates` carries a token row between the user's
+coordinates and eqattn's (``x_u = x Q^T``) and gives an escnn ``GeometricTensor`` back as one.
+
 escnn and e3nn are imported only inside these functions (extras ``eqattn[escnn]``,
 ``eqattn[e3nn]``). escnn groups supported: cyclic ``C_N`` and dihedral ``D_N`` (the finite
 groups whose eqattn catalog name is unambiguous).
@@ -185,9 +189,11 @@ class Coordinates(ExactBuffers):
 
     >>> import eqattn, torch
     >>> G = eqattn.group("C4"); V = eqattn.rep(G, "regular")
-    >>> c = Coordinates(V, None)
-    >>> c.inward(torch.ones(2, 4)).shape
-    torch.Size([2, 4])
+    >>> Q = np.eye(4)[[1, 0, 2, 3]]                     # the user's coordinates: two swapped
+    >>> c = Coordinates(V, Q, dtype=torch.float64)
+    >>> x = torch.tensor([[1.0, 2.0, 3.0, 4.0]], dtype=torch.float64)
+    >>> c.inward(x).tolist(), c.outward(c.inward(x)).tolist()
+    ([[2.0, 1.0, 3.0, 4.0]], [[1.0, 2.0, 3.0, 4.0]])
     """
 
     def __init__(self, V: Rep, basis: Any = None, *, dtype: Any = None, device: Any = None, field: str = "basis") -> None:

@@ -55,7 +55,10 @@ from torch import nn
 
 from eqattn.numeric.canonical import canonical_basis
 
+from eqattn.numeric.expansion import HeadLayout, coset_groups, group_head_order
+
 from .exact import ExactBuffers
+from .expansion import BlockExpansion, BlockOrbit
 
 __all__ = ["EquivariantAttention", "VanillaAttention"]
 
@@ -65,30 +68,45 @@ HOM_RESIDUAL_TOL = 1e-8
 SPARSE_MAX_DENSITY = 0.1
 def _attend(
     x: torch.Tensor,
-    w_qkv: torch.Tensor,
-    w_o: torch.Tensor,
-    heads: int,
-    head_dim: int,
+    w_in: torch.Tensor,
+    w_out: torch.Tensor,
+    buckets: list[tuple[int, int, int]],
     attn_mask: torch.Tensor | None,
     is_causal: bool,
+    bucket_heads: list[torch.Tensor] | None = None,
 ) -> torch.Tensor:
-    """``x (B, N, n)``, ``w_qkv (3*H*D, n)`` (rows: q/k/v, head, dim), ``w_o (n, H*D)``."""
-    if x.dim() == 2:
-        return _attend(x.unsqueeze(0), w_qkv, w_o, heads, head_dim, attn_mask, is_causal).squeeze(0)
+    """``x (B, N, n)`` or ``(N, n)``; ``w_in (3, T, n)`` (q/k/v rows in the layout of
+    ``buckets``: ``(offset, heads, dim)``), ``w_out (n, T)``. One SDPA call per bucket.
+
+    A 4-D mask with one slice per head (``(B, H, N, N)``, heads in orbit order) is cut per
+    bucket with ``bucket_heads``; other masks broadcast over the heads."""
+    unbatched = x.dim() == 2
+    if unbatched:
+        x = x.unsqueeze(0)
     if x.dim() != 3:
         raise ValueError(f"expected input of shape (batch, tokens, dim_v) or (tokens, dim_v), got {tuple(x.shape)}")
     B, N, n = x.shape
-    if n != w_qkv.shape[-1]:
-        raise ValueError(f"input feature dimension {n} does not match dim_v = {w_qkv.shape[-1]}")
-    if heads == 0 or head_dim == 0:
-        return torch.zeros_like(x)  # the empty design computes 0
-    qkv = F.linear(x, w_qkv).view(B, N, 3, heads, head_dim).permute(2, 0, 3, 1, 4)
-    q, k, v = qkv.unbind(0)  # each (B, H, N, D)
-    if attn_mask is not None and attn_mask.dtype != torch.bool and attn_mask.dtype != q.dtype:
-        attn_mask = attn_mask.to(q.dtype)
-    o = F.scaled_dot_product_attention(q, k, v, attn_mask=attn_mask, is_causal=is_causal, scale=1.0)
-    o = o.transpose(1, 2).reshape(B, N, heads * head_dim)
-    return F.linear(o, w_o)
+    if n != w_in.shape[-1]:
+        raise ValueError(f"input feature dimension {n} does not match dim_v = {w_in.shape[-1]}")
+    T = w_in.shape[1]
+    if T == 0:
+        out = torch.zeros_like(x)  # the empty design computes 0
+        return out.squeeze(0) if unbatched else out
+    qkv = F.linear(x, w_in.reshape(3 * T, n)).view(B, N, 3, T)
+    if attn_mask is not None and attn_mask.dtype != torch.bool and attn_mask.dtype != x.dtype:
+        attn_mask = attn_mask.to(x.dtype)
+    per_head = attn_mask is not None and attn_mask.dim() == 4 and attn_mask.shape[1] > 1
+    outs = []
+    for i, (off, h, d) in enumerate(buckets):
+        part = qkv[..., off : off + h * d].reshape(B, N, 3, h, d).permute(2, 0, 3, 1, 4)
+        mask = attn_mask
+        if per_head and mask is not None and bucket_heads is not None:
+            mask = mask.index_select(1, bucket_heads[i])
+        o = F.scaled_dot_product_attention(part[0], part[1], part[2], attn_mask=mask, is_causal=is_causal, scale=1.0)
+        outs.append(o.transpose(1, 2).reshape(B, N, h * d))
+    o = outs[0] if len(outs) == 1 else torch.cat(outs, dim=-1)
+    out = F.linear(o, w_out)
+    return out.squeeze(0) if unbatched else out
 
 
 def _check_factory(dtype: torch.dtype | None) -> torch.dtype:
@@ -137,6 +155,8 @@ class _Orbit(ExactBuffers):
             transposed = np.array_equal(hom_out, hom_in.transpose(0, 2, 1))
             hom_in = _cached_canonical(hom_in, cache)
             hom_out = hom_in.transpose(0, 2, 1).copy() if transposed else _cached_canonical(hom_out, cache)
+        #: squared Frobenius norms of the whole bases (reset_parameters; known before any device)
+        self.basis_norms = (float(np.square(hom_in).sum()), float(np.square(hom_out).sum()))
         self.register_exact("cosets", cosets, dtype, device)
         self.register_exact("hom_in", hom_in, dtype, device)
         self.register_exact("hom_out", hom_out, dtype, device)
@@ -252,21 +272,48 @@ class EquivariantAttention(ExactBuffers):
         n = int(realized.dim_v)
         if G.ndim != 3 or G.shape[1:] != (n, n) or G.shape[0] < 1:
             raise ValueError(f"group_matrices must have shape (|G|, {n}, {n}), got {G.shape}")
-        err = np.abs(np.einsum("gij,gkj->gik", G, G) - np.eye(n)).max() if n else 0.0
+        err = np.abs(G @ G.transpose(0, 2, 1) - np.eye(n)).max() if n else 0.0
         if err > 1e-8:
             raise ValueError(f"group_matrices are not orthogonal (max |rho rho^T - I| = {err:.2e})")
         self.dim_v = n
         self.group_order = G.shape[0]
         self.register_exact("group_matrices", G, dtype, device)
-        cache: dict = {}  # identical bases (repeated orbits) are canonicalised once
-        self.orbits = nn.ModuleList(_Orbit(o, n, dtype, device, canonical_basis, cache) for o in realized.orbits)
+        orbits = tuple(realized.orbits)
+        self.block = bool(orbits) and getattr(realized, "blocks", None) is not None and all(
+            getattr(o, "hom", None) is not None for o in orbits
+        )
+        self.expansion: BlockExpansion | None = None
+        if self.block:
+            self.orbits = nn.ModuleList(BlockOrbit(o, dtype, device) for o in orbits)
+        else:
+            cache: dict = {}  # identical bases (repeated orbits) are canonicalised once
+            self.orbits = nn.ModuleList(_Orbit(o, n, dtype, device, canonical_basis, cache) for o in orbits)
         self.heads = sum(o.index for o in self.orbits)
         self.head_dim = max((o.head_dim for o in self.orbits), default=0)
-        self._find_runs()
+        widths = [o.head_dim if o.p else 0 for o in self.orbits for _ in range(o.index)]  # p = 0: the head computes 0
+        order = group_head_order(coset_groups(realized)) if self.block else None
+        self.layout = HeadLayout.of(widths, order=order)
+        self.buckets = list(self.layout.buckets)
+        # orbit-order padded rows (h * head_dim + r) <-> layout rows
+        padded = self.layout.padded_rows(self.head_dim)
+        real = np.nonzero(padded >= 0)[0]
+        self.register_buffer("_layout_rows", torch.as_tensor(real).to(device), persistent=False)
+        self.register_buffer("_padded_rows", torch.as_tensor(padded[real]).to(device), persistent=False)
+        self._bucket_heads = [torch.as_tensor(_bucket_members(self.layout, i)).to(device) for i in range(len(self.buckets))]
+        change = _common_change(orbits) if self.block else None
+        self.register_exact("basis_change", change if change is not None else np.zeros((0, 0)), dtype, device, persistent=False)
+        self.has_change = change is not None
+        if self.block:
+            self.expansion = BlockExpansion(realized, self.layout, dtype, device)
+        else:
+            self._find_runs()
         self.reset_parameters(generator=generator)
 
     def _find_runs(self) -> None:
         """Group consecutive orbits with identical bases (one expansion matmul per run)."""
+        if self.block:
+            self._runs = []
+            return
         runs: list[list[int]] = []
         for i, o in enumerate(self.orbits):
             if runs and self.orbits[runs[-1][0]].same_basis(o):
@@ -377,8 +424,7 @@ class EquivariantAttention(ExactBuffers):
         for o in self.orbits:
             if o.p == 0:
                 continue
-            norm_in = float(o.hom_in.square().sum())
-            norm_out = float(o.hom_out.square().sum())
+            norm_in, norm_out = o.basis_norms
             s_in = math.sqrt(o.head_dim / norm_in) if norm_in > 0 else 0.0
             s_out = math.sqrt(self.dim_v * o.head_dim / total / norm_out) if norm_out > 0 else 0.0
             for name, s in (("theta_q", s_in), ("theta_k", s_in), ("theta_v", s_in), ("theta_o", s_out)):
@@ -397,13 +443,19 @@ class EquivariantAttention(ExactBuffers):
         """
         if len(per_orbit) != len(self.orbits):
             raise ValueError(f"expected weights for {len(self.orbits)} orbits, got {len(per_orbit)}")
+        U = self.basis_change.detach().cpu().numpy() if self.has_change else None
         coords = []
         for i, (orbit, mats) in enumerate(zip(self.orbits, per_orbit)):
             if len(mats) != 4:
                 raise ValueError(f"orbit {i}: expected (Wq, Wk, Wv, Wo), got {len(mats)} matrices")
             entry = []
-            for name, mat, basis in zip("qkvo", mats, (orbit.hom_in, orbit.hom_in, orbit.hom_in, orbit.hom_out)):
-                entry.append(_coordinates(mat, basis.detach().cpu().numpy(), f"orbit {i}: W{name}"))
+            for name, mat in zip("qkvo", mats):
+                what = f"orbit {i}: W{name}"
+                if self.block:
+                    entry.append(_block_coordinates(orbit, mat, name == "o", U, what))
+                else:
+                    basis = orbit.hom_out if name == "o" else orbit.hom_in
+                    entry.append(_coordinates(mat, basis.detach().cpu().numpy(), what))
             coords.append(entry)
         for orbit, entry in zip(self.orbits, coords):
             for name, c in zip(("theta_q", "theta_k", "theta_v", "theta_o"), entry):
@@ -414,10 +466,17 @@ class EquivariantAttention(ExactBuffers):
     def design_weights(self) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
         """Per orbit ``(Wq, Wk, Wv, Wo)`` as float64 numpy (inverse of ``load_design_weights``)."""
         out = []
+        U = self.basis_change.detach().cpu().numpy() if self.has_change else None
         for o in self.orbits:
+            th = [getattr(o, n).detach().double().cpu().numpy() for n in ("theta_q", "theta_k", "theta_v", "theta_o")]
+            if self.block:
+                wq, wk, wv, wo_t = (o.hom.compose(t) for t in th)
+                if U is not None:
+                    wq, wk, wv, wo_t = (m @ U.T for m in (wq, wk, wv, wo_t))
+                out.append((wq, wk, wv, wo_t.T.copy()))
+                continue
             hin = o.hom_in.detach().cpu().numpy()
             hout = o.hom_out.detach().cpu().numpy()
-            th = [getattr(o, n).detach().double().cpu().numpy() for n in ("theta_q", "theta_k", "theta_v", "theta_o")]
             out.append(tuple(np.tensordot(t, b, axes=1) for t, b in zip(th, (hin, hin, hin, hout))))
         return out
 
@@ -431,16 +490,24 @@ class EquivariantAttention(ExactBuffers):
     # ----- forward -------------------------------------------------------------------------
     def head_weights(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
         """Expanded per-head weights in the vanilla layout (SPEC §1), heads padded to ``head_dim``:
-        ``W_Q, W_K, W_V (H, D, n)`` and ``W_O (H, n, D)`` (differentiable)."""
+        ``W_Q, W_K, W_V (H, D, n)`` and ``W_O (H, n, D)`` (differentiable; heads in orbit order,
+        then coset order; in the user's coordinates)."""
         n, H, D = self.dim_v, self.heads, self.head_dim
         if H == 0 or D == 0:
             z = self.group_matrices_w.new_zeros
             return z(H, D, n), z(H, D, n), z(H, D, n), z(H, n, D)
-        qkv, wo = self._expanded()
-        return qkv[0], qkv[1], qkv[2], wo
+        if not self.block:
+            qkv, wo = self._expanded()
+            return qkv[0], qkv[1], qkv[2], wo
+        w = self._block_weights()  # (4, T, n), layout rows
+        flat = w.new_zeros(4, H * D, n).index_copy(1, self._padded_rows, w.index_select(1, self._layout_rows))
+        if self.has_change:
+            flat = flat @ self.basis_change_w.T
+        flat = flat.view(4, H, D, n)
+        return flat[0], flat[1], flat[2], flat[3].transpose(1, 2)
 
     def _expanded(self) -> tuple[torch.Tensor, torch.Tensor]:
-        """``(3, H, D, n)`` and ``(H, n, D)``; heads in orbit order, then coset order."""
+        """Dense path: ``(3, H, D, n)`` and ``(H, n, D)``; heads in orbit order, then coset order."""
         parts = [_expand_run([self.orbits[i] for i in run], self.head_dim) for run in self._runs]
         if len(parts) == 1:
             return parts[0]
@@ -448,16 +515,42 @@ class EquivariantAttention(ExactBuffers):
         wo = torch.cat([p[1] for p in parts], dim=0)  # (H, n, D)
         return qkv, wo
 
+    def _block_weights(self) -> torch.Tensor:
+        """Block path: ``(4, T, n)`` q, k, v and ``W_O^T`` rows in the layout (design coordinates)."""
+        assert self.expansion is not None
+        theta = torch.stack(
+            [torch.cat([getattr(o, name) for o in self.orbits]) for name in ("theta_q", "theta_k", "theta_v", "theta_o")]
+        )
+        return self.expansion.weights(theta)
+
+    def projections(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """``w_in (3, T, n)`` (q, k, v rows in :attr:`layout`) and ``w_out (n, T)``: what one
+        forward uses, T = ``layout.total`` (each bucket's heads padded to its width). In the
+        design's coordinates when :attr:`has_change` (the forward rotates its input instead)."""
+        n = self.dim_v
+        if self.block:
+            w = self._block_weights()
+            return w[:3], w[3].T
+        qkv, wo = self._expanded()  # orbit order, padded to head_dim
+        T = self.layout.total
+        w_in = qkv.new_zeros(3, T, n).index_copy(
+            1, self._layout_rows, qkv.reshape(3, -1, n).index_select(1, self._padded_rows)
+        )
+        wo_rows = wo.transpose(1, 2).reshape(-1, n).index_select(0, self._padded_rows)
+        w_out = wo.new_zeros(T, n).index_copy(0, self._layout_rows, wo_rows).T
+        return w_in, w_out
+
     def forward(
         self, x: torch.Tensor, attn_mask: torch.Tensor | None = None, is_causal: bool = False
     ) -> torch.Tensor:
-        n, H, D = self.dim_v, self.heads, self.head_dim
-        if H == 0 or D == 0:
-            return _attend(x, x.new_zeros(0, n), x.new_zeros(n, 0), 0, 0, attn_mask, is_causal)
-        qkv, wo = self._expanded()
-        w_qkv = qkv.reshape(3 * H * D, n)
-        w_o = wo.permute(1, 0, 2).reshape(n, H * D)
-        return _attend(x, w_qkv, w_o, H, D, attn_mask, is_causal)
+        if self.heads == 0 or self.layout.total == 0:
+            return _attend(x, x.new_zeros(3, 0, self.dim_v), x.new_zeros(self.dim_v, 0), [], attn_mask, is_causal)
+        w_in, w_out = self.projections()
+        if self.has_change:  # x_design = x_user U, y_user = y_design U^T
+            U = self.basis_change_w
+            y = _attend(x @ U, w_in, w_out, self.buckets, attn_mask, is_causal, self._bucket_heads)
+            return y @ U.T
+        return _attend(x, w_in, w_out, self.buckets, attn_mask, is_causal, self._bucket_heads)
 
     def to_vanilla(self) -> "VanillaAttention":
         """A :class:`VanillaAttention` computing the same function (a detached copy)."""
@@ -542,15 +635,52 @@ class VanillaAttention(nn.Module):
         self, x: torch.Tensor, attn_mask: torch.Tensor | None = None, is_causal: bool = False
     ) -> torch.Tensor:
         H, d, n = self.heads, self.head_dim, self.dim_v
-        w_qkv = torch.stack([self.Wq, self.Wk, self.Wv]).reshape(3 * H * d, n)
-        w_o = self.Wo.permute(1, 0, 2).reshape(n, H * d)
-        return _attend(x, w_qkv, w_o, H, d, attn_mask, is_causal)
+        w_in = torch.stack([self.Wq, self.Wk, self.Wv]).reshape(3, H * d, n)
+        w_out = self.Wo.permute(1, 0, 2).reshape(n, H * d)
+        buckets = [(0, H, d)] if H * d else []
+        return _attend(x, w_in, w_out, buckets, attn_mask, is_causal)
 
     def extra_repr(self) -> str:
         return f"heads={self.heads}, head_dim={self.head_dim}, dim_v={self.dim_v}, params={self.num_parameters}"
 
 
 # ----- helpers -------------------------------------------------------------------------------
+def _bucket_members(layout: HeadLayout, i: int) -> np.ndarray:
+    """The heads (orbit order) of bucket i, in the bucket's order."""
+    off, h, d = layout.buckets[i]
+    heads = [k for k, r in enumerate(layout.row) if layout.widths[k] and off <= r < off + h * d]
+    return np.array(sorted(heads, key=lambda k: layout.row[k]), dtype=np.int64)
+
+
+def _common_change(orbits: Sequence[Any]) -> np.ndarray | None:
+    """The user's change of basis U shared by every orbit (None: the design's coordinates)."""
+    changes = [getattr(o, "change", None) for o in orbits]
+    first = changes[0]
+    for c in changes[1:]:
+        if (c is None) != (first is None) or (c is not None and not np.array_equal(c, first)):
+            raise ValueError("the orbits of a realised design must share one change of basis")
+    return None if first is None else np.asarray(first, dtype=np.float64)
+
+
+def _block_coordinates(orbit: BlockOrbit, mat: Any, out: bool, U: np.ndarray | None, what: str) -> np.ndarray:
+    """Coordinates of ``Wq (dim W, n)`` (or ``Wo (n, dim W)`` when ``out``) in the orbit's
+    Hom_K(V, W) (user coordinates, U the change); raise if off the space."""
+    m = np.asarray(mat, dtype=np.float64)
+    w, n = orbit.head_dim, orbit.hom.source.dim
+    shape = (n, w) if out else (w, n)
+    if m.shape != shape:
+        raise ValueError(f"{what} has shape {m.shape}, expected {shape}")
+    A = m.T if out else m
+    if U is not None:
+        A = A @ U
+    coef = orbit.hom.coordinates(A)
+    resid = np.linalg.norm(A - orbit.hom.compose(coef))
+    scale = np.linalg.norm(A)
+    if resid > HOM_RESIDUAL_TOL * scale or (scale == 0 and resid > 0):
+        raise ValueError(f"{what} is not in the Hom space of its orbit (relative residual {resid / max(scale, 1e-300):.2e})")
+    return coef
+
+
 def _gen_device(generator: torch.Generator | None) -> torch.device:
     return generator.device if generator is not None else torch.device("cpu")
 

@@ -13,12 +13,12 @@ the trivial component of V_out: ``m_1(V_out) = dim V_out^G`` more parameters.
 
 The parameters are the orthonormal coordinates of :class:`eqattn.numeric.isotypic.HomBlocks`
 (``HomBlocks.compose(theta)`` is the same matrix in numpy). Each call expands them into the
-dense weight by one ``index_add`` of the blocks' nonzeros (``sum_tau m_tau(in) m_tau(out)
-nnz(E_tau)`` of them, at most ``dim V_in dim V_out``) and applies it by one GEMM, as
-``nn.Linear`` does. In a user
-basis (``basis_in=`` / ``basis_out=``: a ``BasisChange`` from :mod:`eqattn.torch.interop` or an
-escnn ``FieldType``) the dense ``Q_out W Q_in^T`` is applied instead, like ``nn.Linear``; an
-escnn ``GeometricTensor`` comes back as one when ``basis_out`` is a field type.
+dense weight (:class:`~eqattn.torch.blocks.HomExpansion`: one ``index_add`` of the blocks'
+``sum_tau m_tau(in) m_tau(out) nnz(E_tau)`` nonzeros, at most ``dim V_in dim V_out``) and
+applies it by one GEMM, as ``nn.Linear`` does. In a user basis (``basis_in=`` /
+``basis_out=``: a ``BasisChange`` from :mod:`eqattn.torch.interop` or an escnn ``FieldType``)
+the weight is ``Q_out W Q_in^T``; an escnn ``GeometricTensor`` comes back as one when
+``basis_out`` is a field type.
 
 >>> import eqattn, torch
 >>> G = eqattn.group("D4")
@@ -38,9 +38,10 @@ import torch.nn.functional as F
 from torch import nn
 
 from eqattn.numeric.isotypic import HomBlocks, Isotypic
-from eqattn.reps import Rep, irreps_of
+from eqattn.reps import Rep
 
-from .components import as_rep, components
+from .blocks import HomExpansion
+from .components import SharesGroupData, as_rep, components
 from .exact import ExactBuffers
 from .interop import coordinates
 from .layers import _check_factory
@@ -48,33 +49,12 @@ from .layers import _check_factory
 __all__ = ["EquivariantLinear"]
 
 
-def _hom_triplets(hom: HomBlocks) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(param, pos, vals)`` with ``hom.compose(theta).flat[pos] += theta[param] * vals`` for
-    representations in block form (both ``Q`` the identity): the nonzeros of
-    ``Theta_tau (x) E_tau`` block by block, ``sum_tau m_tau(W) m_tau(V) nnz(E_tau)`` of them."""
-    dims = irreps_of(hom.source.sub).dims
-    n_in = hom.source.dim
-    ow, ov = hom.target.offsets, hom.source.offsets
-    params, poss, vals = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)], [np.zeros(0)]
-    for t, ((w, v, e), sl) in enumerate(zip(hom.shapes, hom.slices)):
-        if w * v == 0:
-            continue
-        d = int(dims[t])
-        E, A, B = np.nonzero(np.abs(hom.commutants[t]) > 1e-15)
-        i, j = np.meshgrid(np.arange(w), np.arange(v), indexing="ij")
-        i, j = i.reshape(-1, 1), j.reshape(-1, 1)
-        params.append((sl.start + (i * v + j) * e + E).ravel())
-        poss.append(((ow[t] + i * d + A) * n_in + ov[t] + j * d + B).ravel())
-        vals.append(np.broadcast_to(hom.commutants[t][E, A, B], (w * v, E.size)).ravel())
-    return np.concatenate(params), np.concatenate(poss), np.concatenate(vals)
-
-
 def _tensor(x: Any) -> torch.Tensor:
     """The data of an escnn ``GeometricTensor`` (or ``x`` itself)."""
     return x.tensor if hasattr(x, "tensor") and hasattr(x, "type") else x
 
 
-class EquivariantLinear(ExactBuffers):
+class EquivariantLinear(SharesGroupData, ExactBuffers):
     """``y = x W^T + b`` with ``W`` in Hom_G(V_in, V_out) and ``b`` in V_out^G (module docstring).
 
     Parameters: ``theta`` of length ``hom.dim = dim Hom_G(V_in, V_out)``, the orthonormal
@@ -108,10 +88,7 @@ class EquivariantLinear(ExactBuffers):
         self._out = components(self.out_rep)
         kw = {"dtype": dtype, "device": device}
         self.theta = nn.Parameter(torch.empty(self.hom.dim, **kw))
-        param, pos, vals = _hom_triplets(self.hom)
-        self.register_buffer("param", torch.as_tensor(param).to(device), persistent=False)
-        self.register_buffer("pos", torch.as_tensor(pos).to(device), persistent=False)
-        self.register_exact("vals", vals, dtype, device)
+        self.expand = HomExpansion(self.hom, dtype=dtype, device=device)
         triv = [c for c in self._out if c.trivial]
         self._bias_pad = (triv[0].start, self.out_features - triv[0].stop) if triv else (0, self.out_features)
         self.bias = nn.Parameter(torch.empty(triv[0].mult if triv else 0, **kw)) if bias else None
@@ -144,10 +121,8 @@ class EquivariantLinear(ExactBuffers):
             self.bias.copy_((torch.rand(self.bias.shape, generator=generator, dtype=torch.float64, device=dev) * 2 - 1) / math.sqrt(n))
 
     def _weight_eq(self) -> torch.Tensor:
-        """``HomBlocks.compose(theta)`` in torch: one ``index_add`` of the triplets."""
-        flat = self.theta.new_zeros(self.out_features * self.in_features)
-        flat = flat.index_add(0, self.pos, self.theta.index_select(0, self.param) * self._buffers["vals_w"])
-        return flat.view(self.out_features, self.in_features)
+        """``HomBlocks.compose(theta)`` in torch (:class:`~eqattn.torch.blocks.HomExpansion`)."""
+        return self.expand(self.theta)
 
     def _bias_eq(self) -> torch.Tensor | None:
         return None if self.bias is None else F.pad(self.bias, self._bias_pad)

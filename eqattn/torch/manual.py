@@ -15,7 +15,7 @@ Each orbit is given by generators of its subgroup ``K`` as ``{element index: sig
 their closure (``FiniteGroup.from_matrices`` of the pairs ``rho(k) (+) sigma_W(k)``). With no
 generators, ``K`` is trivial and ``W = head_dim x trivial``. Hom_K(V, W) is
 ``eqattn.numeric.equivariant.averaged_hom_basis`` (the image of the averaging projector); its
-orthonormal basis is ``hom_in`` and the transposes are ``hom_out`` (orthogonal reps).
+orthonormal basis is the orbit's ``basis`` (its ``hom_in``; the transposes are ``hom_out``).
 
 The matrices ``rho(g)`` must be pairwise distinct (a faithful ``rho``): elements are told apart
 by their matrices. Only numpy is used here.
@@ -111,10 +111,9 @@ def realize_from_matrices(
         built.append(
             RealizedOrbit(
                 head_dim=w,
-                cosets=G[reps].copy(),
                 coset_reps=tuple(reps),
-                hom_in=basis,
-                hom_out=np.ascontiguousarray(basis.transpose(0, 2, 1)),
+                group_matrices=G,
+                basis=basis,
                 w_fixed=fixed_vectors(sig),
                 subgroup=tuple(sorted(K)),
             )

@@ -38,7 +38,7 @@ from eqattn.groups import FiniteGroup
 from eqattn.numeric.basis import basis_from_elements
 from eqattn.reps import Rep, decompose
 
-from .components import as_rep, components
+from .components import SharesGroupData, as_rep, components
 from .exact import ExactBuffers
 from .interop import coordinates
 from .layers import _check_factory
@@ -69,7 +69,7 @@ def _name(fn: Any) -> str:
     return fn if isinstance(fn, str) else getattr(fn, "__name__", type(fn).__name__)
 
 
-class EquivariantGate(nn.Module):
+class EquivariantGate(SharesGroupData, nn.Module):
     """Gated nonlinearity with invariant gates (module docstring): ``in_rep = V + k x trivial``
     -> ``V``. The ``k`` gate scalars are the LAST ``k`` copies of ``in_rep``'s trivial
     component (its first ``m_1(V)`` copies are V's own scalars), one per non-trivial copy of V
@@ -144,7 +144,7 @@ def permutation_matrices(G: FiniteGroup, subgroup: Any = None) -> np.ndarray:
     return P
 
 
-class PointwiseNonlinearity(ExactBuffers):
+class PointwiseNonlinearity(SharesGroupData, ExactBuffers):
     """``activation`` coordinate by coordinate in the permutation basis of ``copies x perm:K``
     (module docstring). Input and output: ``rep`` in eqattn's coordinates (or in your basis of
     it with ``basis=``)."""

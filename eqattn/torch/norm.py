@@ -37,7 +37,7 @@ from torch import nn
 
 from eqattn.reps import Rep
 
-from .components import as_rep, components, copy_index
+from .components import SharesGroupData, as_rep, components, copy_index
 from .interop import coordinates
 from .layers import _check_factory
 
@@ -46,7 +46,7 @@ __all__ = ["EquivariantLayerNorm", "EquivariantRMSNorm"]
 SCOPES = ("vector", "isotypic")
 
 
-class _InvariantNorm(nn.Module):
+class _InvariantNorm(SharesGroupData, nn.Module):
     """Shared machinery: centring of the trivial component, invariant statistics, gains per copy."""
 
     def __init__(
@@ -77,6 +77,9 @@ class _InvariantNorm(nn.Module):
         triv = [(c.start, c.stop) for c in comps if c.trivial]
         self._trivial = triv[0] if triv else (0, 0)
         self.num_trivial = self._trivial[1] - self._trivial[0]
+        mask = torch.zeros(self.rep.dim, dtype=dtype, device=device)
+        mask[self._trivial[0] : self._trivial[1]] = 1.0
+        self.register_buffer("trivial_mask", mask, persistent=False)
         self.comp_sizes = tuple(c.size for c in comps)
         self.register_buffer("copy_of", torch.tensor(copy_of, dtype=torch.long, device=device), persistent=False)
         self.register_buffer("comp_of", torch.tensor(comp_of, dtype=torch.long, device=device), persistent=False)
@@ -104,7 +107,7 @@ class _InvariantNorm(nn.Module):
         x = self.coords.inward(x)
         s, e = self._trivial
         if self.center and e > s:  # the mean of the trivial coordinates, subtracted from them
-            x = x - F.pad(x[..., s:e].mean(-1, keepdim=True).expand(*x.shape[:-1], e - s), (s, self.rep.dim - e))
+            x = x - x[..., s:e].mean(-1, keepdim=True) * self.trivial_mask
         gain = self.weight.index_select(0, self.copy_of) if self.weight is not None else None
         if self.scope == "vector":
             y = F.rms_norm(x, self.normalized_shape, gain, self.eps)

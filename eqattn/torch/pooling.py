@@ -26,7 +26,7 @@ from torch import nn
 
 from eqattn.reps import Rep
 
-from .components import as_rep, components
+from .components import SharesGroupData, as_rep, components
 from .interop import coordinates, trivial_field_type
 
 __all__ = ["InvariantPooling"]
@@ -34,7 +34,7 @@ __all__ = ["InvariantPooling"]
 MODES = ("both", "trivial", "norms")
 
 
-class InvariantPooling(nn.Module):
+class InvariantPooling(SharesGroupData, nn.Module):
     """``(..., dim V) -> (..., out_features)`` invariants (module docstring). With ``basis=`` the
     input is in your coordinates; an escnn ``GeometricTensor`` gives one of trivial fields."""
 

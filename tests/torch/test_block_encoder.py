@@ -113,8 +113,13 @@ def test_parameter_count_against_the_formula() -> None:
     norms = 2 * (copies(V) + invariant_dim(V))
     assert layer.num_parameters == attention + ffn + norms
     assert layer.self_attn.num_weight_parameters == design.params
+    assert layer.design_status == "given"
     enc = EquivariantTransformerEncoder(layer, 4)
     assert enc.num_parameters == 4 * layer.num_parameters
+    # the copies share the group-level values (not four copies of D4's lattice), not the weights
+    for copy_ in enc.layers:
+        assert copy_.rep.sub is V.sub and copy_.linear1.hom is not None and copy_.design is design
+        assert copy_.linear1.theta is not layer.linear1.theta
     vanilla = torch.nn.TransformerEncoderLayer(V.dim, 4, dim_feedforward=hidden.dim)
     assert layer.num_parameters < sum(p.numel() for p in vanilla.parameters()) / 8
 
@@ -127,10 +132,13 @@ def test_head_count_through_the_optimiser_and_gated_feedforward() -> None:
                                                norm_first=True, dtype=F64, time_limit=20)
     best = eqattn.optimal_design(eqattn.Problem(G, V, heads=2, head_dim=2), 20)
     assert layer.self_attn.num_weight_parameters == best.params
+    assert layer.design_status == "optimal"
     assert layer.activation.in_rep.dim == U.dim + 4  # 3 E1 + 1 B copies get a gate each
     layer.eval()
     x = x_of((5, 3, V.dim))  # batch_first=False: (tokens, batch, features)
     assert stack_error(layer, V, "C4", x) < TOL
+    same = EquivariantTransformerEncoderLayer(V, layer.design, "2xA + 3xE1 + B", dtype=F64)
+    assert same.hidden_rep.mults == U.mults
     ffn = hom_dim(V, layer.activation.in_rep) + invariant_dim(layer.activation.in_rep) + hom_dim(U, V) + invariant_dim(V)
     assert layer.linear1.num_parameters + layer.linear2.num_parameters == ffn
     assert layer.norm1.num_parameters == copies(V)
@@ -150,8 +158,10 @@ def test_torch_conventions() -> None:
     pre = EquivariantTransformerEncoderLayer(V, design, batch_first=True, norm_first=True, **kw, dtype=F64)
     pre.load_state_dict(first.state_dict())
     assert float((pre(x) - first(x)).detach().abs().max()) > 1e-3
-    f32 = EquivariantTransformerEncoderLayer(V, design, **kw)
+    f32 = EquivariantTransformerEncoderLayer(V, design, **kw, positional=RelativePositionBias(3))
     assert {p.dtype for p in f32.parameters()} == {torch.float32}
+    # built in float32, cast to float64: the fixed bases are float64 masters, so exact again
+    assert stack_error(f32.double().eval(), V, "D4", x) < TOL
     for module in (EquivariantLinear(V, V, device="meta"), EquivariantLayerNorm(V, device="meta"),
                    RelativePositionBias(4, device="meta")):
         assert {p.device.type for p in module.parameters()} == {"meta"}
@@ -187,3 +197,27 @@ def test_encoder_in_e3nn_coordinates() -> None:
         wrong = max(float((plain(x @ D[g].T) - plain(x) @ D[g].T).abs().max()) for g in elements("Oh"))
     assert err < TOL * float(y.abs().max())
     assert wrong > 1e-3  # without the basis the layer is not equivariant in e3nn's coordinates
+
+
+def test_feedforward_in_the_permutation_basis_is_the_composition() -> None:
+    """The regular-copies FFN (weights moved into the permutation basis) computes exactly
+    linear2(activation(linear1(x)))."""
+    design = d4_design()
+    V = design.problem.V
+    layer = EquivariantTransformerEncoderLayer(V, design, dim_feedforward=3, activation="gelu", dtype=F64).eval()
+    x = x_of((4, V.dim))
+    with torch.no_grad():
+        composed = layer.linear2(layer.activation(layer.linear1(x)))
+        assert torch.allclose(layer._ff_block(x), composed, atol=1e-12)
+
+
+def test_the_layer_works_inside_torch_transformer_encoder() -> None:
+    """A drop-in: nn.TransformerEncoder stacks it (masks, padding, eval) and stays equivariant."""
+    design = d4_design()
+    V = design.problem.V
+    layer = EquivariantTransformerEncoderLayer(V, design, dim_feedforward=2, batch_first=True, dtype=F64)
+    enc = torch.nn.TransformerEncoder(layer, 2, enable_nested_tensor=False).eval()
+    x = x_of((3, 5, V.dim))
+    causal = torch.ones(5, 5, dtype=torch.bool).triu(1)
+    pad = torch.tensor([[False] * 5, [False] * 3 + [True] * 2, [False] * 4 + [True]])
+    assert stack_error(lambda z: enc(z, mask=causal, is_causal=True, src_key_padding_mask=pad), V, "D4", x) < TOL

@@ -86,6 +86,33 @@ def test_linear_matches_the_schur_blocks_and_has_nn_linear_scale() -> None:
     assert abs(float(rows.mean()) * 3 - 1) < 0.2
 
 
+def test_modules_in_a_user_basis() -> None:
+    """basis_in / basis_out / basis (orthogonal Q): f_u(x) = f(x Q) Q^T, equivariant for
+    rho_u(g) = Q rho(g) Q^T."""
+    V, W = rep("D4", "2xregular"), rep("D4", "regular + E1")
+    rng = np.random.default_rng(0)
+    Qv, Qw = (np.linalg.qr(rng.normal(size=(n, n)))[0] for n in (V.dim, W.dim))
+    tv, tw = torch.as_tensor(Qv), torch.as_tensor(Qw)
+    x = x_of(V.dim)
+    for plain, user in (
+        (EquivariantLinear(V, W, dtype=F64), EquivariantLinear(V, W, basis_in=Qv, basis_out=Qw, dtype=F64)),
+        (EquivariantLayerNorm(V, dtype=F64), EquivariantLayerNorm(V, basis=Qv, dtype=F64)),
+        (PointwiseNonlinearity(eqattn.group("D4"), 2, dtype=F64), PointwiseNonlinearity(eqattn.group("D4"), 2, basis=Qv, dtype=F64)),
+    ):
+        user.load_state_dict({k: v for k, v in plain.state_dict().items() if "coords" not in k}, strict=False)
+        out_q = tw if isinstance(plain, EquivariantLinear) else tv
+        with torch.no_grad():
+            assert torch.allclose(user(x), plain(x @ tv) @ out_q.T, atol=1e-12)
+    only_in = EquivariantLinear(V, W, basis_in=Qv, dtype=F64)
+    only_in.load_state_dict(plain_state := EquivariantLinear(V, W, dtype=F64).state_dict(), strict=False)
+    ref = EquivariantLinear(V, W, dtype=F64)
+    ref.load_state_dict(plain_state)
+    with torch.no_grad():
+        assert torch.allclose(only_in(x), ref(x @ tv), atol=1e-12)
+    pool = InvariantPooling(V, basis=Qv, dtype=F64)
+    assert torch.allclose(pool(x), InvariantPooling(V, dtype=F64)(x @ tv), atol=1e-12)
+
+
 @pytest.mark.parametrize("G, v, w", CASES)
 def test_norms(G: str, v: str, w: str) -> None:
     V = rep(G, v)
@@ -218,3 +245,35 @@ def test_bad_input_is_refused_clearly() -> None:
         EquivariantDropout(rep("D4", "regular"), p=1.0)
     with pytest.raises(ValueError, match="activation"):
         PointwiseNonlinearity(eqattn.group("D4"), activation="swishy")
+
+
+def test_hand_worked_c4_on_a_plus_e1() -> None:
+    """C4 on V = 2xA + E1, coordinates [a, b | u, v] (trivial copies first, then the rotation
+    plane): every module's output written out by hand."""
+    V = rep("C4", "2xA + E1")
+    a, b, u, v = 1.0, 3.0, 3.0, -4.0
+    x = torch.tensor([[a, b, u, v]], dtype=F64)
+    pool = InvariantPooling(V, eps=0.0)(x)
+    assert pool.tolist() == [[a, b, 5.0]]  # the trivial coordinates, |(u, v)| = 5
+    # LayerNorm: centre a, b by their mean 2 -> (-1, 1), then divide by sqrt(mean of squares)
+    ln = EquivariantLayerNorm(V, eps=0.0, dtype=F64)
+    rms = ((1 + 1 + 9 + 16) / 4) ** 0.5
+    assert torch.allclose(ln(x), torch.tensor([[-1, 1, u, v]], dtype=F64) / rms, atol=1e-14)
+    with torch.no_grad():
+        ln.weight.copy_(torch.tensor([2.0, 3.0, 0.5], dtype=F64))  # per copy: a, b, the E1 copy
+        ln.bias.copy_(torch.tensor([10.0, 20.0], dtype=F64))
+    assert torch.allclose(ln(x), torch.tensor([[10 - 2 / rms, 20 + 3 / rms, 0.5 * u / rms, 0.5 * v / rms]], dtype=F64), atol=1e-14)
+    iso = EquivariantRMSNorm(V, eps=0.0, scope="isotypic", dtype=F64)
+    assert torch.allclose(iso(x), torch.tensor([[a / 5 ** 0.5, b / 5 ** 0.5, u / 12.5 ** 0.5, v / 12.5 ** 0.5]], dtype=F64), atol=1e-14)
+    # gate: V = A + E1 takes [s, g | u, v] (V's scalar, then the E1 copy's gate)
+    gate = EquivariantGate(rep("C4", "A + E1"), activation="relu")
+    s, g = -2.0, 0.5
+    sig = 1 / (1 + torch.exp(torch.tensor(-g, dtype=F64)))
+    out = gate(torch.tensor([[s, g, u, v]], dtype=F64))
+    assert torch.allclose(out, torch.stack([torch.tensor(0.0, dtype=F64), sig * u, sig * v])[None], atol=1e-14)
+    # linear A + E1 -> A + E1: weight blockdiag(c0, c1 I + c2 J) / sqrt(2)-normalised commutant
+    lin = EquivariantLinear(rep("C4", "A + E1"), rep("C4", "A + E1"), dtype=F64)
+    assert lin.num_parameters == 1 + 2 + 1  # real A, complex-type E1 (e = 2), a bias on A
+    W = lin.weight.detach()
+    assert W[0, 1:].abs().max() == 0 and W[1:, 0].abs().max() == 0
+    assert abs(float(W[1, 1] - W[2, 2])) < 1e-14 and abs(float(W[1, 2] + W[2, 1])) < 1e-14  # commutes with rotations
