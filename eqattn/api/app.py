@@ -5,7 +5,8 @@ Endpoints (all JSON; one router module per resource in eqattn/api/routes/):
   GET  /api/group?name=NAME           eqattn.reps.group_views.group_json(get_group(NAME))
   POST /api/clusterings  ProblemIn    eqattn.attention.clusterings_report(problem)
   POST /api/design       DesignIn     parameter counts (fast; called on every keystroke)
-  POST /api/coverage     DesignIn     eqattn.attention.check_report(problem, design)
+  POST /api/coverage     DesignIn     eqattn.attention.check_report(problem, design), lean when large
+  POST /api/coverage/detail           one clustering's witnesses or counterexample
   POST /api/optimize     OptimizeIn   eqattn.optimize.optimize(problem).to_json()
   GET  /                              the page (eqattn/api/static/index.html)
 

@@ -1,14 +1,17 @@
 """The engine behind the API: every computation, bounded in time and memory, cancellable.
 
-`Engine` runs the functions of `work.py` in two pools of killable worker processes (jobs.py):
-"light" for the keystroke calls (a group, live parameter counts) and "heavy" for the
-expensive ones (clusterings, coverage, verify, optimize), so a slow call never holds up a
-cheap one. Routers get it with `Depends(get_engine)` (deps.py); tests swap in a double via
+`Engine` runs the functions of `work.py` in three pools of killable worker processes (jobs.py):
+"light" for the keystroke calls (a group, live parameter counts), "heavy" for the bounded
+interactive ones (clusterings, coverage, witnesses, verify, custom groups; at most `DEADLINE_S`
+each) and "search" for the optimiser, whose calls run up to `MAX_TIME_LIMIT`: a queue of
+optimizations never holds up a clusterings or a coverage call, and those never hold up a
+keystroke. The search workers run at a lower priority than the heavy ones. Routers get it with `Depends(get_engine)` (deps.py); tests swap in a double via
 `app.dependency_overrides[get_engine]`.
 
 Limits (all in one place):
-* every call has a wall-clock deadline covering all of its phases (`DEADLINE_S`; for optimize
-  the request's `time_limit`, of which the search gets `SEARCH_SHARE`);
+* every call has a wall-clock deadline covering all of its phases, the wait for a free worker
+  included (`DEADLINE_S`; for optimize the request's `time_limit`, of which the search gets
+  `SEARCH_SHARE` of what is left once a worker is free);
 * every worker has an address-space cap (`jobs.DEFAULT_MEMORY_BYTES`), so no accepted request
   grows the server past 2 GB; the weight construction is refused up front by its estimate;
 * a client that disconnects (or a server that shuts down) kills the worker within ~0.2 s.
@@ -23,6 +26,7 @@ from typing import Any, Callable
 
 from fastapi import Request
 
+from ..errors import LimitError
 from . import work
 from .jobs import DEFAULT_MEMORY_BYTES, WorkerPool
 
@@ -31,8 +35,10 @@ DEFAULT_TIME_LIMIT = 30.0  # optimize, when the request gives none
 MAX_TIME_LIMIT = 300.0
 SEARCH_SHARE = 0.8  # of an optimize time limit, for the search; the rest for its re-checks
 KILL_MARGIN_S = 0.3  # an optimize is killed this long after its time limit
+MIN_SEARCH_S = 0.05  # an optimize left with less search time after its wait is refused
 LIGHT_WORKERS = 2
 HEAVY_NICE = 5  # heavy workers yield the CPU to the server and the light workers
+SEARCH_NICE = 10  # optimizer workers yield it to the interactive ones as well
 GROUP_CACHE = 64  # group JSON kept in the server process (catalog groups only)
 CUSTOM = ("perm:", "mat:")  # custom groups may take tens of seconds: always the heavy pool
 
@@ -51,8 +57,10 @@ class Engine:
         light: int = LIGHT_WORKERS,
         memory_bytes: int = DEFAULT_MEMORY_BYTES,
         deadline_s: float = DEADLINE_S,
+        search: int | None = None,
     ) -> None:
         self.heavy = WorkerPool("heavy", heavy or heavy_workers(), memory_bytes, nice=HEAVY_NICE)
+        self.search = WorkerPool("search", search or heavy or heavy_workers(), memory_bytes, nice=SEARCH_NICE)
         self.light = WorkerPool("light", light, memory_bytes)
         self.deadline_s = float(deadline_s)
         self._catalog: list[dict] | None = None
@@ -66,6 +74,7 @@ class Engine:
     def close(self) -> None:
         """Kill every worker (server shutdown)."""
         self.heavy.close()
+        self.search.close()
         self.light.close()
 
     async def run(
@@ -78,10 +87,11 @@ class Engine:
         key: str | None = None,
         limit_field: str = "request",
         limit_text: str | None = None,
+        args_for: Callable[[float], tuple] | None = None,
     ) -> Any:
         """`fn(*args)` (a function of work.py) in the named pool, cancelled when the client leaves."""
         cancelled = request.is_disconnected if request is not None else None
-        return await (self.heavy if pool == "heavy" else self.light).run(
+        return await {"heavy": self.heavy, "search": self.search, "light": self.light}[pool].run(
             fn,
             *args,
             deadline=self.deadline_s if deadline is None else deadline,
@@ -89,6 +99,7 @@ class Engine:
             cancelled=cancelled,
             limit_field=limit_field,
             limit_text=limit_text,
+            args_for=args_for,
         )
 
     # ------------------------------------------------------------------ groups
@@ -116,8 +127,14 @@ class Engine:
     async def design(self, group: str, rep: str, heads: int, head_dim: int, orbits: work.Orbits, request: Request | None = None) -> dict:
         return await self.run(self.pool_for(group), work.design, group, rep, heads, head_dim, orbits, request=request, key=group)
 
-    async def coverage(self, group: str, rep: str, heads: int, head_dim: int, orbits: work.Orbits, request: Request | None = None) -> dict:
+    async def coverage(self, group: str, rep: str, heads: int, head_dim: int, orbits: work.Orbits, request: Request | None = None) -> bytes:
+        """The coverage answer as JSON bytes (encoded in the worker; see work.coverage)."""
         return await self.run("heavy", work.coverage, group, rep, heads, head_dim, orbits, request=request, key=group)
+
+    async def coverage_detail(
+        self, group: str, rep: str, heads: int, head_dim: int, orbits: work.Orbits, clustering: int, request: Request | None = None
+    ) -> dict:
+        return await self.run("heavy", work.coverage_detail, group, rep, heads, head_dim, orbits, clustering, request=request, key=group)
 
     async def verify(
         self, group: str, rep: str, heads: int, head_dim: int, orbits: work.Orbits, seed: int = 0, request: Request | None = None
@@ -134,20 +151,21 @@ class Engine:
             f"the search and its re-checks did not finish within the time limit of {tl:g} s "
             f"(the search had {SEARCH_SHARE * tl:.3g} s); give a larger time_limit (at most {MAX_TIME_LIMIT:g})"
         )
+
+        def args_for(left: float) -> tuple:
+            search_s = SEARCH_SHARE * (left - KILL_MARGIN_S)
+            if search_s < MIN_SEARCH_S:
+                raise LimitError("time_limit", f"the time limit of {tl:g} s passed while the request waited for a free worker "
+                                 "(other optimizations are running); give a larger time_limit or try again shortly")
+            return (group, rep, heads, head_dim, search_s, max_heads, max_head_dim, work_limit)
+
         return await self.run(
-            "heavy",
+            "search",
             work.optimize,
-            group,
-            rep,
-            heads,
-            head_dim,
-            SEARCH_SHARE * tl,
-            max_heads,
-            max_head_dim,
-            work_limit,
             request=request,
             deadline=tl + KILL_MARGIN_S,
             key=group,
             limit_field="time_limit",
             limit_text=text,
+            args_for=args_for,
         )

@@ -3,9 +3,12 @@
 A `WorkerPool` keeps up to `size` worker processes (forked from a preloaded forkserver, so a
 new one starts in milliseconds). `await pool.run(fn, *args, deadline=s, cancelled=check)`
 sends `fn(*args)` (a top-level function: it is pickled by name) to an idle worker and waits.
-The worker is killed (SIGKILL) and later replaced when
+The `deadline` counts from the call, so time spent waiting for a free worker is part of it
+(a call that waits its whole deadline is refused on `limit_field` without starting);
+`args_for(seconds_left)` builds the arguments once a worker is free, for a function whose own
+time limit must shrink by the wait. The worker is killed (SIGKILL) and later replaced when
 
-* the wall-clock `deadline` passes (it covers every phase of the call),
+* the wall-clock `deadline` passes (it covers every phase of the call, the wait included),
 * `cancelled()` says so (the client disconnected; checked every `POLL_S` seconds; then
   `ClientDisconnected` is raised),
 * the awaiting task is cancelled (server shutdown),
@@ -37,7 +40,6 @@ from typing import Any, Awaitable, Callable
 
 from ..errors import InputError, LimitError
 
-QUEUE_WAIT_S = 60.0  # at most this long waiting for a free worker (then "busy"), or the deadline if longer
 POLL_S = 0.2  # how often a running call checks for a client disconnect
 DEFAULT_MEMORY_BYTES = 3 << 29  # 1.5 GiB of address space per worker: peak RSS stays below 2 GB
 AFFINITY_KEYS = 16  # per worker, the most recent keys (group names) it has served: caches are warm
@@ -298,10 +300,25 @@ class WorkerPool:
         cancelled: Callable[[], Awaitable[bool]] | None = None,
         limit_field: str = "request",
         limit_text: str | None = None,
+        args_for: Callable[[float], tuple] | None = None,
     ) -> Any:
-        """fn(*args) in a worker, stopped after `deadline` seconds (LimitError on `limit_field`)."""
-        w = await self._acquire(key, max(deadline, QUEUE_WAIT_S))
-        end = time.monotonic() + deadline  # the call's own time starts when a worker has it
+        """fn(*args) (or fn(*args_for(seconds left))) in a worker, stopped `deadline` seconds
+        after this call began, the wait for a worker included (LimitError on `limit_field`)."""
+        end = time.monotonic() + deadline
+        try:
+            w = await self._acquire(key, deadline)
+        except LimitError:
+            raise LimitError(
+                limit_field,
+                f"waited the whole limit of {deadline:g} s for a free worker ({self.size} {self.name} computations "
+                "are running); try again shortly" + ("" if limit_field == "request" else " or give a larger limit"),
+            ) from None
+        if args_for is not None:
+            try:
+                args = args_for(end - time.monotonic())
+            except BaseException:
+                self._release(w, None)
+                raise
         loop = asyncio.get_running_loop()
         ready: asyncio.Future = loop.create_future()
         fd = w.conn.fileno()

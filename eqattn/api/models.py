@@ -20,7 +20,11 @@ MAX_TEXT = 2000
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+    """Request bodies: unknown fields refused, and strict JSON types (no coercion of `true` to 1,
+    `"2"` to 2 or `false` to 0: the schema's types are what is accepted; a whole number is
+    accepted where a number is)."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, strict=True)
 
 
 class ProblemIn(_Strict):
@@ -136,6 +140,7 @@ class CoverageClusteringOut(ClusteringOut):
     covered: bool
     witness: list[dict[str, Any]] | None = None
     counterexample: dict[str, Any] | None = None
+    detail_omitted: bool | None = Field(default=None, description="true: witness / counterexample left out (POST /api/coverage/detail)")
 
 
 class CoverageOut(ProblemOut):
@@ -145,6 +150,7 @@ class CoverageOut(ProblemOut):
     covered: int
     total: int
     clusterings: list[CoverageClusteringOut]
+    detail_omitted: bool | None = Field(default=None, description="true: the answer passed the size limit; no clustering has its detail")
 
 
 class RepOut(BaseModel):

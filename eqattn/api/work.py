@@ -9,16 +9,23 @@ Example: `clusterings("C4", "E1", 2, 1)["count"] == 3` (SPEC §6 example 2).
 
 from __future__ import annotations
 
+import json
 from collections import OrderedDict
 from typing import Any
 
-from ..attention import Design, Problem, check_report, clusterings_report
+from ..attention import Design, Problem, check_coverage, clusterings_report
+from ..attention.views import verdict_json
+from ..errors import InputError
 from ..optimize import optimize as _optimize
 from ..groups import catalog_entries, get_group
 from ..numeric import verify_design
+from ..reps import format_rep
 from ..reps.group_views import group_json as _group_json
 
 PROBLEM_CACHE = 32
+# A coverage answer whose witness detail passes this many bytes of JSON is sent without it
+# (verdicts only, `detail_omitted`); POST /api/coverage/detail gives one clustering's detail.
+COVERAGE_DETAIL_BYTES = 4 << 20
 _PROBLEMS: OrderedDict[tuple, Problem] = OrderedDict()
 Orbits = list[tuple[int | str, str]]
 
@@ -61,9 +68,73 @@ def design(group: str, rep: str, heads: int, head_dim: int, orbits: Orbits) -> d
     return design_counts(p, d)
 
 
-def coverage(group: str, rep: str, heads: int, head_dim: int, orbits: Orbits) -> dict:
+def _verdicts(p: Problem, d: Design) -> tuple:
+    """eqattn.attention.check_coverage, kept in the problem's memo per design (the page asks
+    for one clustering's detail after the verdicts)."""
+    key = ("api-verdicts", tuple((o.sub.id, o.W.mults) for o in d.orbits))
+    return p.memo.get(key, lambda: check_coverage(p, d))
+
+
+def coverage_json(p: Problem, d: Design, detail_bytes: int = COVERAGE_DETAIL_BYTES) -> dict:
+    """eqattn.attention.check_report's answer (SPEC §4), with the witnesses and counterexamples
+    while their JSON stays within `detail_bytes`; past it every clustering keeps its verdict and
+    counts and says `detail_omitted` (the answer's size then grows with the clusterings only).
+
+    >>> from eqattn.attention import Problem, Design
+    >>> p = Problem.create("C4", "E1", 2, 1); d = Design.create(p, [("C2", "B")])
+    >>> full, lean = coverage_json(p, d), coverage_json(p, d, detail_bytes=10)
+    >>> full["covered"] == lean["covered"] == 3, "detail_omitted" in full, lean["clusterings"][0]["witness"]
+    (True, False, None)
+    """
+    verdicts = _verdicts(p, d)
+    rows = []
+    used = 0
+    for v in verdicts:
+        row = verdict_json(p, d, v)
+        used += len(json.dumps(row["witness"])) + len(json.dumps(row["counterexample"]))
+        rows.append(row)
+        if used > detail_bytes:
+            break
+    lean = used > detail_bytes
+    if lean:
+        rows = [_without_detail(verdict_json(p, d, v)) for v in verdicts]
+    out = {
+        **p.to_json(),
+        "design_params": d.params,
+        "covered": sum(v.covered for v in verdicts),
+        "total": len(verdicts),
+        "design": d.to_json(),
+        "orbits": [{"subgroup": o.sub.id, "rep": format_rep(o.W)} for o in d.orbits],
+        "clusterings": rows,
+    }
+    if lean:
+        out["detail_omitted"] = True
+        out["detail_bytes_limit"] = detail_bytes
+    return out
+
+
+def _without_detail(row: dict) -> dict:
+    row["witness"] = None
+    row["witness_truncated"] = False
+    row["counterexample"] = None
+    row["detail_omitted"] = True
+    return row
+
+
+def coverage(group: str, rep: str, heads: int, head_dim: int, orbits: Orbits) -> bytes:
+    """POST /api/coverage: the JSON, encoded here in the worker (a large answer never stalls the
+    server's event loop; it only forwards the bytes)."""
     p, d = _design(group, rep, heads, head_dim, orbits)
-    return check_report(p, d)
+    return json.dumps(coverage_json(p, d), separators=(",", ":")).encode()
+
+
+def coverage_detail(group: str, rep: str, heads: int, head_dim: int, orbits: Orbits, clustering: int) -> dict:
+    """One clustering's verdict with its witnesses or counterexample (POST /api/coverage/detail)."""
+    p, d = _design(group, rep, heads, head_dim, orbits)
+    verdicts = _verdicts(p, d)
+    if not 0 <= clustering < len(verdicts):
+        raise InputError("clustering", f"this problem has clusterings 0..{len(verdicts) - 1}; got {clustering}")
+    return verdict_json(p, d, verdicts[clustering])
 
 
 def verify(group: str, rep: str, heads: int, head_dim: int, orbits: Orbits, seed: int = 0) -> dict:

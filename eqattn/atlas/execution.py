@@ -7,6 +7,10 @@ result is written to the store by this process as soon as it arrives. A worker t
 (killed, out of memory) loses only the problem it was running: the scheduler reruns it on
 another worker (a problem that kills 3 workers in a row — Dask's `allowed-failures` — is
 stored as an `error`). An interrupted run keeps everything stored; the next run skips it.
+A run owns its store (a second run on the same folder stops at once; store.py), and a store
+it cannot write stops it before the first problem. A `--cluster` address is probed first with
+a bound (`CONNECT_TIMEOUT`): a port that accepts but never answers, or answers in something other
+than Dask's protocol (an `eqattn serve` port, another service), is one line on `cluster`.
 `workers=0` runs the problems one by one in this process (no Dask), for debugging and as the
 single-process reference.
 
@@ -20,6 +24,10 @@ single-process reference.
 
 from __future__ import annotations
 
+import socket
+import sqlite3
+import struct
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,7 +42,8 @@ from .store import Store
 STORE_NAME = "atlas.sqlite"
 MAX_WORKERS = 256
 RETRY_STATUSES = ("feasible", "refused", "error")
-CONNECT_TIMEOUT = "10s"  # to reach a --cluster scheduler
+CONNECT_TIMEOUT = "10s"  # to reach a --cluster scheduler and read its greeting (Dask's notation)
+MAX_GREETING_BYTES = 1 << 24  # a Dask handshake is a few hundred bytes
 OnResult = Callable[[dict[str, Any], dict[str, Any]], None]
 
 
@@ -108,9 +117,13 @@ def run_grid(
     path = Path(out) / STORE_NAME
     t0 = time.perf_counter()
     started = time.time()
-    with Store(path) as store:
+    with Store(path, readonly_ok=True) as store:
+        store.claim()
         finished = store.finished_keys(tuple(retry))
         todo = [p.to_json() for p in grid.problems if p.key not in finished]
+        if todo:
+            store.refuse_writes()  # a read-only store holding every row still reports
+            store.begin_run(started, "starting", len(grid.problems), len(grid.problems) - len(todo))
         progress = Progress(len(grid.problems), len(grid.problems) - len(todo), stream=stream, quiet=quiet)
 
         def done(problem: dict[str, Any], row: dict[str, Any]) -> None:
@@ -136,9 +149,76 @@ def run_grid(
         finally:
             progress.close()
             wall = time.perf_counter() - t0
-            store.record_run(started, wall, engine if finished_ok else f"{engine} (stopped early)", progress.total,
-                             progress.skipped, progress.computed)
+            try:
+                store.record_run(started, wall, engine if finished_ok else f"{engine} (stopped early)", progress.total,
+                                 progress.skipped, progress.computed)
+            except sqlite3.Error:
+                pass  # a read-only store holding every row, or the write error already raised
         return RunSummary(str(path), progress.total, progress.skipped, progress.computed, dict(progress.counts), wall, engine)
+
+
+def _connect_s() -> float:
+    return float(CONNECT_TIMEOUT.rstrip("s"))
+
+
+def probe_scheduler(address: str, timeout: float | None = None) -> None:
+    """InputError on `cluster` unless a Dask scheduler answers at `tcp://host:port` within
+    `timeout` s: a Dask server greets first, with an 8-byte frame length and a small message."""
+    timeout = _connect_s() if timeout is None else timeout
+    scheme, _, rest = address.partition("://")
+    if not rest:
+        scheme, rest = "tcp", address
+    if scheme != "tcp":
+        return  # tls://, inproc://...: left to Dask (connect bounds it)
+    host, _, port = rest.rpartition(":")
+    if not host or not port.isdigit():
+        raise InputError("cluster", f"a Dask scheduler address is tcp://HOST:PORT, got {address!r}")
+    host = host.strip("[]")
+    try:
+        with socket.create_connection((host, int(port)), timeout=timeout) as s:
+            s.settimeout(timeout)
+            head = b""
+            while len(head) < 8:
+                chunk = s.recv(8 - len(head))
+                if not chunk:
+                    raise InputError("cluster", f"{address} closed the connection without a greeting: not a Dask scheduler")
+                head += chunk
+    except socket.timeout:
+        raise InputError("cluster", f"{address} accepts connections but did not answer within {timeout:g} s: "
+                                    "not a Dask scheduler (an eqattn serve port or another service?)") from None
+    except OSError as e:
+        raise InputError("cluster", f"cannot reach the Dask scheduler at {address}: {e.strerror or e}") from None
+    (size,) = struct.unpack("<Q", head)
+    if not 0 < size <= MAX_GREETING_BYTES:
+        raise InputError("cluster", f"{address} answered, but not in Dask's protocol (a first frame of {size} bytes): not a Dask scheduler")
+
+
+def connect(address: str, timeout: float | None = None) -> Any:
+    """A dask.distributed Client of the scheduler at `address`, within `timeout` s of probing and
+    connecting; every failure is one InputError on `cluster`."""
+    from dask.distributed import Client
+
+    timeout = _connect_s() if timeout is None else timeout
+    probe_scheduler(address, timeout)
+    box: dict[str, Any] = {}
+
+    def make() -> None:
+        try:
+            box["client"] = Client(address, timeout=f"{timeout:g}s")
+        except BaseException as e:  # noqa: BLE001 - reported below, in the user's terms
+            box["error"] = e
+
+    t = threading.Thread(target=make, daemon=True, name="atlas-connect")
+    t.start()
+    t.join(2 * timeout)
+    if "client" in box:
+        return box["client"]
+    e = box.get("error")
+    if e is None:
+        raise InputError("cluster", f"the Dask scheduler at {address} did not complete the connection within {2 * timeout:g} s")
+    if isinstance(e, (OSError, TimeoutError)):
+        raise InputError("cluster", f"cannot reach the Dask scheduler at {address}: {e}")
+    raise InputError("cluster", f"{address} answered, but not as a Dask scheduler ({type(e).__name__}: {str(e)[:120]})")
 
 
 def _run_dask(todo: list[dict[str, Any]], done: Callable[[dict[str, Any], dict[str, Any]], None], workers: int, cluster: str | None) -> None:
@@ -151,10 +231,7 @@ def _run_dask(todo: list[dict[str, Any]], done: Callable[[dict[str, Any], dict[s
     local = None
     try:
         if cluster is not None:
-            try:
-                client = Client(cluster, timeout=CONNECT_TIMEOUT)
-            except (OSError, TimeoutError, ValueError) as e:
-                raise InputError("cluster", f"cannot reach the Dask scheduler at {cluster!r}: {e}") from None
+            client = connect(cluster)
         else:
             local = LocalCluster(
                 n_workers=max(1, workers), threads_per_worker=1, processes=True, dashboard_address=":0",

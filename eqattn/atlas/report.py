@@ -17,6 +17,7 @@ import statistics
 from pathlib import Path
 from typing import Any
 
+from ..errors import InputError
 from .store import Store
 
 PLOTS = ("ratio", "constrained", "time")
@@ -242,11 +243,14 @@ def write_report(store_path: str | Path, md_path: str | Path, title: str = "Atla
                  appendix: str = "", plots: bool = True) -> Path:
     """Write the markdown page (and its plots in `<stem>-plots/` beside it) from the store."""
     md = Path(md_path)
-    with Store(store_path) as store:
+    with Store(store_path, readonly_ok=True) as store:
         rows = store.rows()
         runs = store.runs()
     plot_dir = f"{md.stem}-plots"
-    names = _plots(rows, md.parent / plot_dir) if plots and rows else []
-    md.parent.mkdir(parents=True, exist_ok=True)
-    md.write_text(render(rows, runs, title, names, plot_dir, appendix))
+    try:
+        names = _plots(rows, md.parent / plot_dir) if plots and rows else []
+        md.parent.mkdir(parents=True, exist_ok=True)
+        md.write_text(render(rows, runs, title, names, plot_dir, appendix))
+    except OSError as e:
+        raise InputError("out", f"cannot write the report {str(md)!r}: {e.strerror or e}; the store is unchanged") from None
     return md

@@ -172,12 +172,53 @@ def parse_rep(text: str, sub: "SubgroupClass", field: str = "rep") -> Rep:
         try:
             chi = preset_character(sub, lab, field)
         except KeyError:
-            raise InputError(
-                field,
-                f"unknown irrep {lab!r} of {sub.name}; irreps: {', '.join(irr.labels)}; presets: {', '.join(PRESETS)}",
-            ) from None
+            raise InputError(field, unknown_term(sub, lab)) from None
         mults += k * np.array(decompose(sub, chi, field).mults)
     return Rep(sub, tuple(int(x) for x in mults))
+
+
+_NUMBERISH = re.compile(r"^([0-9.][0-9.eE+_,]*)\s*x\s*(\S.*)$")
+_GLUED = re.compile(r"^(\d+)(\S.*)$")
+
+
+def presets_of(sub: "SubgroupClass") -> tuple[str, ...]:
+    """The presets a representation of `sub` may use (vector: G is a matrix group; perm: K = G)."""
+    out = ["trivial", "regular"]
+    if sub.group.matrices is not None:
+        out.append("vector")
+    if sub.order == sub.group.order:
+        out.append("perm:<subgroup>")
+    return tuple(out)
+
+
+def unknown_term(sub: "SubgroupClass", lab: str) -> str:
+    """Why `lab` (a term without a valid `kx` prefix) is not a representation of `sub`, in the
+    user's terms: a bad multiplicity (`1e30xE1`, `2.5xB`), a missing x (`2E1`: did you mean
+    `2xE1`), or an unknown irrep with the labels (and the presets) that exist.
+
+    >>> from eqattn.groups import get_group
+    >>> C4 = get_group("C4").subgroup_classes[-1]
+    >>> unknown_term(C4, "2E1")
+    "unknown irrep '2E1' of C4; did you mean '2xE1'? (a multiplicity is written 2x before the irrep)"
+    >>> unknown_term(C4, "1e30xE1")
+    "bad multiplicity '1e30' in '1e30xE1': a multiplicity is a whole number from 0 to 1000000, e.g. '2xE1'"
+    """
+    irr = irreps_of(sub)
+    text = lab.strip()
+    num = _NUMBERISH.match(text)
+    if num and not num.group(1).isdigit():
+        good = num.group(2) if _lookup(irr, num.group(2)) is not None else irr.labels[-1]
+        return (f"bad multiplicity {num.group(1)!r} in {text!r}: a multiplicity is a whole number "
+                f"from 0 to {MAX_MULTIPLICITY}, e.g. '2x{good}'")
+    glued = _GLUED.match(text.replace(" ", ""))
+    if glued and (_lookup(irr, glued.group(2)) is not None or glued.group(2) in ("trivial", "regular", "vector")):
+        return (f"unknown irrep {text!r} of {sub.name}; did you mean '{glued.group(1)}x{glued.group(2)}'? "
+                f"(a multiplicity is written {glued.group(1)}x before the irrep)")
+    import difflib
+
+    close = difflib.get_close_matches(text, [*irr.labels, "trivial", "regular"], n=1, cutoff=0.6)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return f"unknown irrep {text!r} of {sub.name}{hint}; irreps: {', '.join(irr.labels)}; presets: {', '.join(presets_of(sub))}"
 
 
 def _multiplicity(digits: str | None, term: str, field: str) -> int:

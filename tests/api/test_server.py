@@ -65,7 +65,7 @@ def server():
 
 def test_disconnect_kills_the_optimize_worker_within_one_second(server):
     app, port = server
-    heavy = app.state.engine.heavy
+    heavy = app.state.engine.search  # the optimizer's pool
     s = post(port, "/api/optimize", SLOW)
     pid = wait_for(lambda: (heavy.busy_pids() or [0])[0], 60, "the optimize never started")
     time.sleep(0.5)  # it is computing
@@ -80,7 +80,7 @@ def test_a_cheap_request_is_answered_while_optimize_runs(server):
     app, port = server
     s = post(port, "/api/optimize", SLOW)
     try:
-        wait_for(lambda: app.state.engine.heavy.busy_pids(), 60, "the optimize never started")
+        wait_for(lambda: app.state.engine.search.busy_pids(), 60, "the optimize never started")
         c = post(port, "/api/design", {"group": "C4", "rep": "E1", "heads": 2, "head_dim": 1, "orbits": [{"subgroup": 1, "rep": "B"}]})
         c.settimeout(30)
         reply = b""
@@ -93,6 +93,57 @@ def test_a_cheap_request_is_answered_while_optimize_runs(server):
         assert reply.startswith(b"HTTP/1.1 200") and b'"design_params":8' in reply
     finally:
         s.close()
+
+
+def read_reply(s: socket.socket, within: float = 30.0) -> bytes:
+    s.settimeout(within)
+    reply = b""
+    while True:
+        try:
+            chunk = s.recv(65536)
+        except (ConnectionResetError, socket.timeout):
+            break
+        if not chunk:
+            break
+        reply += chunk
+    return reply
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_request_running_at_shutdown_gets_the_error_model(sig):
+    """SIGTERM / Ctrl-C while an optimize runs: its client gets 503 {field, message} (it got a
+    plain-text `500 Internal Server Error` and the log a CancelledError traceback)."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "eqattn.cli.main", "serve", "--port", str(port)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+    try:
+        def up() -> bool:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                return True
+            except OSError:
+                return False
+
+        wait_for(up, 60, "the server did not start")
+        s = post(port, "/api/optimize", SLOW)
+        wait_for(lambda: len(descendants(proc.pid)) >= 2, 60, "no worker process")  # the forkserver and a worker
+        time.sleep(0.5)
+        proc.send_signal(sig)
+        reply = read_reply(s)
+        s.close()
+        proc.wait(timeout=10)
+        head, _, body = reply.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 503"), reply[:300]
+        assert b"application/json" in head
+        data = json.loads(body)
+        assert data["field"] == "server" and "shutting down" in data["message"], data
+        assert b"CancelledError" not in proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
 
 
 def descendants(pid: int) -> set[int]:
