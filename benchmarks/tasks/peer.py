@@ -9,7 +9,10 @@ which trains the model with the same harness and writes ``rows.json``.
 
 The model: the task's lift and readout (:mod:`models`), and per layer symm-learning's
 ``eTransformerEncoderLayer(in_rep, eMultiheadAttention(in_rep, num_heads=H), 4 dim V,
-dropout=0, GELU, norm_first=True, layernorm)`` (its ``num_heads`` must divide ``m``: the
+dropout=0, GELU, norm_first=True, norm_module="rmsnorm")`` (its default norm: with
+``"layernorm"`` the trained and untrained models measured equivariance errors of ~1e-2 on the
+N-body inputs, its ``eLayerNorm`` alone ~1e-4, against ~1e-6 with ``eRMSNorm``; its
+``num_heads`` must divide ``m``: the
 largest divisor of ``m`` not above ``H`` is used, and the row says so) on ``in_rep = m x`` escnn's regular
 representation. escnn's group is matched to the task's by an explicit isomorphism
 (``find_isomorphism`` on the regular representation's closure) and the features are moved
@@ -94,7 +97,7 @@ def peer_model(task, depth: int):  # noqa: ANN001, ANN201
     def block(_: int) -> nn.Module:
         attn = eMultiheadAttention(in_rep, num_heads=heads)
         layer = eTransformerEncoderLayer(in_rep, attn, dim_feedforward=4 * in_rep.size, dropout=0.0,
-                                         activation=nn.GELU(), norm_first=True, norm_module="layernorm")
+                                         activation=nn.GELU(), norm_first=True, norm_module="rmsnorm")
         return InBasis(layer, Q)
 
     model = EqModel(task.tg, m, depth, block, task.out)
