@@ -41,15 +41,13 @@ def main() -> int:
             every = listing._enumerate(p)  # the full list, not cached on the problem
         finally:
             listing.MAX_CLUSTERINGS = saved
-        chk = SymbolicChecker(p, r.design)
-        chk.shortfalls = False
+        chk = SymbolicChecker(p, r.design, shortfalls=False)
         t = time.perf_counter()
         bad = sum(chk.first_uncovered(c) is not None for c in every)
         bad_total += bad
         print(f"  every clustering: {len(every)}, uncovered {bad} ({time.perf_counter() - t:.0f} s)", flush=True)
         smaller = Design(p, r.design.orbits[1:])
-        chk2 = SymbolicChecker(p, smaller)
-        chk2.shortfalls = False
+        chk2 = SymbolicChecker(p, smaller, shortfalls=False)
         reps = chk2.representatives()
         missed = sum(chk2.first_uncovered(c) is not None for c in reps)
         print(f"  one orbit removed ({smaller.params} parameters): {missed} of {len(reps)} representatives uncovered", flush=True)

@@ -4,6 +4,7 @@
     PYTHONPATH=. python3 benchmarks/scale.py --groups C4,D4 --dims 64,128
     PYTHONPATH=. python3 benchmarks/scale.py                         # the whole grid (long: run it niced in the background)
     PYTHONPATH=. python3 benchmarks/scale.py --quick --time-limit 30 --csv /tmp/scale.csv
+    git worktree add /tmp/old <commit>; PYTHONPATH=. python3 benchmarks/scale.py --quick --baseline /tmp/old --atlas-ratio 0
 
 The grid:
 
@@ -20,6 +21,11 @@ time of the whole call, the status (optimal / feasible / refused with the limit'
 killed / error), P_opt / P_vanilla, the gap, what stopped the search and the process's peak
 memory. The summary gives the median and worst time, the number proven optimal, the
 largest gap and the largest peak memory.
+
+`--baseline DIR` runs every problem with the eqattn of another checkout too (its own
+process, right after this tree's), and prints per problem whether the status and P_opt
+agree, and the time ratio this tree / baseline (median and total): a regression check in
+one run.
 
 `--atlas-ratio N` (default 40; 0 to skip) first runs the stratified sample of N small atlas
 problems (benchmarks/atlas_check.py `sample_rows`) with both engines in this process, the new
@@ -79,7 +85,9 @@ def grid(groups: list[str], dims: list[int], heads: list[int], wide: bool) -> li
 
 
 def _child(args: tuple, q) -> None:  # noqa: ANN001
-    g, v, H, d, time_limit, work_limit, mem_gb = args
+    g, v, H, d, time_limit, work_limit, mem_gb, root = args
+    if root is not None:  # the baseline's eqattn (nothing of eqattn is imported before the fork)
+        sys.path[:] = [root] + [x for x in sys.path if Path(x or ".").resolve() != ROOT]
     if mem_gb:
         lim = int(mem_gb * 2**30)
         resource.setrlimit(resource.RLIMIT_AS, (lim, lim))
@@ -181,6 +189,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--work-limit", type=int, default=None)
     ap.add_argument("--memory-gb", type=float, default=4.0)
     ap.add_argument("--csv", type=Path, default=None)
+    ap.add_argument("--baseline", type=Path, default=None, help="another checkout whose eqattn runs every problem too")
     ap.add_argument("--atlas-ratio", type=int, default=40, help="small atlas problems timed with both engines (0: skip)")
     args = ap.parse_args(argv)
     groups = args.groups.split(",")
@@ -195,10 +204,24 @@ def main(argv: list[str] | None = None) -> int:
     problems = grid(groups, dims, heads, wide)
     print(f"{len(problems)} problems, time limit {args.time_limit:g} s each", flush=True)
     rows = []
+    pairs = []
     for g, v, H, d in problems:
-        r = run_one((g, v, H, d, args.time_limit, args.work_limit, args.memory_gb))
+        r = run_one((g, v, H, d, args.time_limit, args.work_limit, args.memory_gb, None))
         rows.append(r)
         print(fmt(r), flush=True)
+        if args.baseline is not None:
+            b = run_one((g, v, H, d, args.time_limit, args.work_limit, args.memory_gb, str(args.baseline.resolve())))
+            same = (r.get("status"), r.get("P")) == (b.get("status"), b.get("P"))
+            pairs.append((r, b, same))
+            print(f"  baseline {b['time_s']:>7.1f}s  {b.get('status', ''):<10} P={b.get('P')}  {'same' if same else 'DIFFERENT'}  "
+                  f"ratio {r['time_s'] / max(b['time_s'], 1e-9):.2f}", flush=True)
+    if pairs:
+        ratios = [r["time_s"] / max(b["time_s"], 1e-9) for r, b, _ in pairs]
+        both = [(r, b) for r, b, _ in pairs if r.get("status") == b.get("status") == "optimal"]
+        print(f"\nbaseline {args.baseline}: same status and P_opt {sum(s for _, _, s in pairs)}/{len(pairs)}; proven optimal by both "
+              f"{len(both)} (equal P_opt: {sum(r['P'] == b['P'] for r, b in both)}); time ratio this tree / baseline: median "
+              f"{statistics.median(ratios):.2f}, total {sum(r['time_s'] for r, _, _ in pairs):.1f} s / "
+              f"{sum(b['time_s'] for _, b, _ in pairs):.1f} s", flush=True)
     times = [r["time_s"] for r in rows]
     opt = [r for r in rows if r["status"] == "optimal"]
     gaps = [r["gap"] for r in rows if r.get("gap") is not None]

@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "group", "rep", "Problem", "Design", "optimal_design"]
+__all__ = ["__version__", "group", "rep", "Problem", "Design", "optimal_design", "OptimalDesign", "NoDesign"]
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers only
-    from .facade import Design, Problem, group, optimal_design, rep
+    from .facade import Design, NoDesign, OptimalDesign, Problem, group, optimal_design, rep
 
-_FACADE = frozenset({"group", "rep", "Problem", "Design", "optimal_design"})
+_FACADE = frozenset({"group", "rep", "Problem", "Design", "optimal_design", "OptimalDesign", "NoDesign"})
 
 
 def __getattr__(name: str) -> Any:

@@ -19,24 +19,33 @@ bound, constrained-vanilla answer, timings). A top-level function of the same na
 be shadowed by the subpackage as soon as anything imports it, so the convenience function
 that returns just the design is :func:`optimal_design`.
 
+Errors: a bad value raises :class:`eqattn.errors.InputError` (a ``ValueError``) naming the
+argument; an argument of the wrong type raises :class:`eqattn.errors.InputTypeError`, which is
+both a ``TypeError`` and an ``InputError``; a value beyond a supported size raises
+``LimitError`` (README "Errors and exit statuses"). Whole numbers may be any integral type
+(``int``, ``numpy.int64``), never ``bool`` or ``float``.
+
 Layering: this module uses the layers up to the optimiser, never ``torch`` or ``fastapi``;
 the PyTorch layer is ``eqattn.torch.EquivariantAttention.from_design(design)``.
 """
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 from typing import Sequence
 
 from .attention import Clustering, Verdict, check_coverage, clusterings, count_clusterings
 from .attention import Design as _CoreDesign
 from .attention import Problem as _CoreProblem
-from .attention.problem import MAX_DIM_V, MAX_HEAD_DIM, MAX_HEADS, _positive_int
-from .errors import InputError, LimitError
+from .attention.problem import MAX_DIM_V, MAX_HEAD_DIM, MAX_HEADS
+from .errors import InputError, InputTypeError, LimitError
 from .groups import FiniteGroup, get_group
 from .reps import Rep, parse_rep
 
-__all__ = ["group", "rep", "Problem", "Design", "optimal_design"]
+__all__ = ["group", "rep", "Problem", "Design", "optimal_design", "OptimalDesign", "NoDesign"]
+
+MAX_THREADS = 1024  # solver threads a caller may ask for
 
 
 def group(spec: str) -> FiniteGroup:
@@ -45,10 +54,38 @@ def group(spec: str) -> FiniteGroup:
 
     >>> group("D4").order
     8
+    >>> group(5)
+    Traceback (most recent call last):
+    eqattn.errors.InputTypeError: group: a group name such as 'D4' or 'perm:(1,2,3)', got int
     """
     if not isinstance(spec, str):
-        raise InputError("group", f"a group name such as 'D4' or 'perm:(1,2,3)', got {type(spec).__name__}")
+        raise InputTypeError("group", f"a group name such as 'D4' or 'perm:(1,2,3)', got {type(spec).__name__}")
     return get_group(spec)
+
+
+def whole_number(value: object, field: str, low: int, high: int) -> int:
+    """``value`` as an ``int`` when it is a whole number (``int``, ``numpy.int64``, any
+    ``numbers.Integral`` but ``bool``) in ``[low, high]``: InputTypeError for another type,
+    LimitError above ``high``, InputError below ``low``.
+
+    >>> import numpy as np; whole_number(np.int64(2), "heads", 1, 64)
+    2
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise InputTypeError(field, f"must be a whole number from {low} to {high}, got {type(value).__name__} {value!r}")
+    v = int(value)
+    if v > high:
+        raise LimitError(field, f"at most {high} is supported, got {v}")
+    if v < low:
+        raise InputError(field, f"must be a whole number from {low} to {high}, got {v}")
+    return v
+
+
+def _problem_arg(problem: object, field: str = "problem") -> _CoreProblem:
+    """``problem`` when it is a Problem, else InputTypeError saying what is expected."""
+    if not isinstance(problem, _CoreProblem):
+        raise InputTypeError(field, f"an eqattn.Problem(G, V, heads, head_dim), got {type(problem).__name__}")
+    return problem
 
 
 def rep(G: FiniteGroup, text: str) -> Rep:
@@ -59,7 +96,9 @@ def rep(G: FiniteGroup, text: str) -> Rep:
     'A + B + E1'
     """
     if not isinstance(G, FiniteGroup):
-        raise InputError("group", f"a group from eqattn.group(...), got {type(G).__name__}")
+        raise InputTypeError("group", f"a group from eqattn.group(...), got {type(G).__name__}")
+    if not isinstance(text, str):
+        raise InputTypeError("rep", f"a representation in the rep notation such as '2xA1 + E1', got {type(text).__name__}")
     return parse_rep(text, G.subgroup_classes[-1], field="rep")
 
 
@@ -77,9 +116,9 @@ class Problem(_CoreProblem):
 
     def __post_init__(self) -> None:
         if not isinstance(self.group, FiniteGroup):
-            raise InputError("group", f"a group from eqattn.group(...), got {type(self.group).__name__}")
+            raise InputTypeError("group", f"a group from eqattn.group(...), got {type(self.group).__name__}")
         if not isinstance(self.V, Rep):
-            raise InputError("rep", f"a representation from eqattn.rep(G, text), got {type(self.V).__name__}")
+            raise InputTypeError("rep", f"a representation from eqattn.rep(G, text), got {type(self.V).__name__}")
         if self.V.sub is not self.group.subgroup_classes[-1]:
             raise InputError("rep", f"V must be a representation of {self.group.name} itself (eqattn.rep(G, text))")
         if self.V.dim == 0:
@@ -87,8 +126,7 @@ class Problem(_CoreProblem):
         if self.V.dim > MAX_DIM_V:
             raise LimitError("rep", f"dim V = {self.V.dim}; at most {MAX_DIM_V} is supported")
         for field, value, limit in (("heads", self.heads, MAX_HEADS), ("head_dim", self.head_dim, MAX_HEAD_DIM)):
-            if not isinstance(value, int) or _positive_int(value, field, limit) != value:
-                raise InputError(field, f"must be a whole number from 1 to {limit}, got {value!r}")
+            object.__setattr__(self, field, whole_number(value, field, 1, limit))  # numpy.int64(2) -> 2
 
     @staticmethod
     def create(group: str | FiniteGroup, rep: str, heads: int | str, head_dim: int | str) -> "Problem":
@@ -103,6 +141,17 @@ class Problem(_CoreProblem):
     def count_clusterings(self) -> int:
         """How many G-clusterings there are (without listing them)."""
         return count_clusterings(self)
+
+
+def _check_optimal_design_args(problem: object, time_limit: object, threads: object) -> None:
+    """The argument types of :func:`optimal_design`, before any work (the optimiser checks the
+    ranges): a Problem, ``time_limit`` None or a real number of seconds (not ``True``),
+    ``threads`` None or a whole number >= 1."""
+    _problem_arg(problem)
+    if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(time_limit, numbers.Real)):
+        raise InputTypeError("time_limit", f"a number of seconds or None, got {type(time_limit).__name__} {time_limit!r}")
+    if threads is not None:
+        whole_number(threads, "threads", 1, MAX_THREADS)
 
 
 @dataclass(frozen=True)
@@ -130,7 +179,7 @@ class Design(_CoreDesign):
     @staticmethod
     def regular(problem: _CoreProblem) -> "Design":
         """H copies of the regular orbit ``(C1, d x trivial)``: ``P = P_vanilla`` (SPEC §3)."""
-        return Design.of(_CoreDesign.regular(problem))
+        return Design.of(_CoreDesign.regular(_problem_arg(problem)))
 
     def check(self, problem: _CoreProblem | None = None) -> tuple[Verdict, ...]:
         """One verdict per G-clustering, each with its witnesses or a counterexample (SPEC §4.5).
@@ -146,6 +195,7 @@ class Design(_CoreDesign):
     def _problem(self, problem: _CoreProblem | None) -> _CoreProblem:
         if problem is None or problem is self.problem:
             return self.problem
+        _problem_arg(problem)
         same = (problem.group is self.problem.group and str(problem.V) == str(self.problem.V)
                 and problem.heads == self.problem.heads and problem.head_dim == self.problem.head_dim)
         if not same:
@@ -153,18 +203,81 @@ class Design(_CoreDesign):
         return self.problem
 
 
-def optimal_design(problem: _CoreProblem, time_limit: float | None = 30.0, *, threads: int | None = None) -> Design:
-    """The covering design with the fewest parameters (SPEC §5.5; ties: fewer heads, then a
-    smaller largest head), found by the optimiser within ``time_limit`` seconds.
+@dataclass(frozen=True)
+class OptimalDesign(Design):
+    """The design :func:`optimal_design` returns: a :class:`Design` (so everything that takes
+    a design takes it) that also says how sure it is.
 
-    When the time limit stops the search before optimality is proven, the best covering design
-    found is returned; ``eqattn.optimize.optimize(problem)`` gives the full result (status,
-    lower bound, constrained-vanilla answer).
-
-    >>> G = group("C4"); optimal_design(Problem(G, rep(G, "E1"), heads=2, head_dim=1)).params
-    8
+    * ``status``: ``"optimal"`` (proven: no covering design within the budget has fewer
+      parameters) or ``"feasible"`` (a limit stopped the search; the design covers every
+      clustering and is within the budget, but may not be the cheapest);
+    * ``proven``: ``status == "optimal"``;
+    * ``lower_bound``: a proven lower bound on the parameters of every covering design within
+      the budget; ``gap = (params - lower_bound) / params`` (0 when proven);
+    * ``reason``: one line in plain words.
     """
-    from .optimize import optimize
 
-    result = optimize(problem, time_limit, constrained=False, threads=threads)
-    return Design.of(result.design)
+    status: str = "optimal"
+    lower_bound: int = 0
+    reason: str = ""
+
+    @property
+    def proven(self) -> bool:
+        return self.status == "optimal"
+
+    @property
+    def gap(self) -> float:
+        return 0.0 if self.params <= 0 else max(0.0, (self.params - self.lower_bound) / self.params)
+
+
+class NoDesign(Exception):
+    """Raised by :func:`optimal_design` when it has no design to return: ``status`` is
+    ``"infeasible"`` (proven: no design within the budget covers every clustering; ``reason``
+    says why in one line, e.g. "every covering design has attention cost >= 2304; the budget
+    is 384") or ``"unknown"`` (the time limit passed before a covering design within the
+    budget was found, and none is ruled out). ``lower_bound``: a proven lower bound on the
+    parameters (None when infeasible)."""
+
+    def __init__(self, status: str, reason: str, lower_bound: int | None = None) -> None:
+        super().__init__(f"{status}: {reason}")
+        self.status = status
+        self.reason = reason
+        self.lower_bound = lower_bound
+
+
+def optimal_design(
+    problem: _CoreProblem,
+    time_limit: float | None = 30.0,
+    *,
+    threads: int | None = None,
+    max_heads: int | None = None,
+    max_head_dim: int | None = None,
+    max_cost: int | None = None,
+) -> OptimalDesign:
+    """The covering design with the fewest parameters (SPEC §5.5; ties: fewer heads, then a
+    smaller largest head) within the budget — at most ``max_heads`` heads in all, every head
+    of dimension at most ``max_head_dim``, attention cost Σ heads × head dim at most
+    ``max_cost`` (each None: any) — found within ``time_limit`` seconds.
+
+    Returns an :class:`OptimalDesign`: check ``.proven`` (or ``.status``, ``.lower_bound``,
+    ``.gap``) — a limit can stop the search before the proof, and the design is then the best
+    covering one found. Raises :class:`NoDesign` when there is none to return (``.status``
+    ``"infeasible"``, proven, or ``"unknown"``). ``eqattn.optimize.optimize(problem)`` gives
+    the optimiser's full result.
+
+    >>> G = group("C4"); d = optimal_design(Problem(G, rep(G, "E1"), heads=2, head_dim=1))
+    >>> d.params, d.proven, d.gap
+    (8, True, 0.0)
+    >>> try:
+    ...     optimal_design(Problem(G, rep(G, "regular"), heads=2, head_dim=1), max_cost=4)
+    ... except NoDesign as e:
+    ...     print(e.status)
+    infeasible
+    """
+    from .optimize.within import optimize_within
+
+    _check_optimal_design_args(problem, time_limit, threads)
+    w = optimize_within(problem, time_limit, max_heads=max_heads, max_head_dim=max_head_dim, max_cost=max_cost, threads=threads)
+    if w.design is None:
+        raise NoDesign(w.status, w.reason, w.lower_bound)
+    return OptimalDesign(problem, w.design.orbits, w.status, w.lower_bound or 0, w.reason)

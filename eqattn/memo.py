@@ -11,6 +11,10 @@ concurrency (the subgroup lattice) takes its own lock.
     >>> m = Memo(limit=2)
     >>> m.get("x", lambda: 1 + 1)
     2
+
+`PROCESS` is the one memo of facts about the process itself that a library keeps for the
+whole process (HiGHS starts one thread scheduler per process and prints its banner once):
+they are recorded once, here, and nowhere else at module level.
 """
 
 from __future__ import annotations
@@ -78,3 +82,6 @@ class memoized(Generic[T]):  # noqa: N801 - used like @property
         if obj is None:
             return self
         return obj.memo.get(self.name, lambda: self.fn(obj))  # type: ignore[attr-defined]
+
+
+PROCESS = Memo(limit=64)  # facts about this process (module docstring); never evicted at this size

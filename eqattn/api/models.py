@@ -184,6 +184,10 @@ class DesignOut(_Out):
     design_heads: int
     ratio: float | None = Field(description="design_params / vanilla_params")
     orbits: list[DesignOrbitOut]
+    layer_memory: dict[str, int] = Field(
+        default_factory=dict,
+        description="estimated bytes of the PyTorch layer (float32): build, resident, forward, peak (numeric.expansion.layer_memory)",
+    )
 
 
 class OptimizeOrbitOut(_Out):

@@ -19,6 +19,7 @@ from ..errors import InputError
 from ..optimize import optimize as _optimize
 from ..groups import catalog_entries, get_group
 from ..numeric import verify_design
+from ..numeric.expansion import layer_memory
 from ..reps import format_rep
 from ..reps.group_views import group_json as _group_json
 
@@ -175,6 +176,7 @@ def design_counts(problem: Problem, design: Design) -> dict:
         "design_heads": sum(o["heads"] for o in orbits),
         "ratio": (params / vanilla) if vanilla else None,
         "orbits": orbits,
+        "layer_memory": layer_memory(problem, design).to_json(),
     }
 
 
@@ -192,6 +194,13 @@ def character_table(group_name: str) -> dict:
 
     G = get_group(group_name)
     return {"group": G.name, **character_table_json(G.subgroup_classes[-1])}
+
+
+def restrictions(group_name: str, rep: str) -> dict:
+    """V|K for every subgroup class K (eqattn.reps.group_views.restrictions_json)."""
+    from ..reps.group_views import restrictions_json
+
+    return restrictions_json(get_group(group_name), rep)
 
 
 def witnesses(group: str, rep: str, heads: int, head_dim: int, orbits: Orbits, clustering: int, offset: int, limit: int) -> dict:

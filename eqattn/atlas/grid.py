@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..attention.problem import MAX_DIM_V, MAX_HEAD_DIM, MAX_HEADS
 from ..errors import InputError, LimitError
 
 MAX_PROBLEMS = 100_000
@@ -125,24 +126,34 @@ def problem_key(normalised: dict[str, Any], engine: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def _int_list(value: Any, field: str) -> list[int]:
+def _int_list(value: Any, field: str, limit: int) -> list[int]:
+    """Whole numbers from 1 to `limit` (the core's MAX_HEADS / MAX_HEAD_DIM), checked before
+    any problem is built, so a huge entry is one line and never reaches the store."""
     items = value if isinstance(value, list) else [value]
     out: list[int] = []
     for v in items:
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-            raise InputError(field, f"a list of whole numbers >= 1, got {v!r}")
+            raise InputError(field, f"a list of whole numbers from 1 to {limit}, got {_short(v)}")
+        if v > limit:
+            raise LimitError(field, f"at most {limit} is supported, got {_short(v)}")
         out.append(v)
     if not out:
         raise InputError(field, "must not be empty")
     return out
 
 
+def _short(value: Any) -> str:
+    """`repr(value)`, at most 40 characters (a 5000-digit number stays one short line)."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def _head_dims(value: Any, field: str) -> list[int] | str:
     if isinstance(value, str):
         if " ".join(value.split()) != DIV_HEAD_DIMS:
-            raise InputError(field, f"a list of whole numbers or {DIV_HEAD_DIMS!r}, got {value!r}")
+            raise InputError(field, f"a list of whole numbers or {DIV_HEAD_DIMS!r}, got {_short(value)}")
         return DIV_HEAD_DIMS
-    return _int_list(value, field)
+    return _int_list(value, field, MAX_HEAD_DIM)
 
 
 def _expand_reps(group: str, reps: Any, field: str) -> tuple[str, list[tuple[str, str, int]]]:
@@ -162,17 +173,23 @@ def _expand_reps(group: str, reps: Any, field: str) -> tuple[str, list[tuple[str
     for i, text in enumerate(reps):
         words = text.replace(" ", "")
         if words.startswith("irreps>="):
-            try:
-                k = int(words[len("irreps>="):])
-            except ValueError:
-                raise InputError(f"{field}[{i}]", f"write irreps>=k with a whole number k, got {text!r}") from None
+            digits = words[len("irreps>="):]
+            if not digits.isdigit():
+                raise InputError(f"{field}[{i}]", f"write irreps>=k with a whole number k, got {_short(text)}")
+            if len(digits) > 4 or not 1 <= int(digits) <= MAX_DIM_V:
+                raise LimitError(f"{field}[{i}]", f"irreps>=k needs k from 1 to {MAX_DIM_V} (dim V is at most "
+                                 f"{MAX_DIM_V}), got {_short(text)}")
             irr = irreps_of(top)
-            out += [(lab, str(parse_rep(lab, top)), int(dm)) for lab, dm in zip(irr.labels, irr.dims) if dm >= k]
+            out += [(lab, str(parse_rep(lab, top)), int(dm)) for lab, dm in zip(irr.labels, irr.dims) if dm >= int(digits)]
             continue
         V = parse_rep(text, top, field=f"{field}[{i}]")
         if V.dim == 0:
             raise InputError(f"{field}[{i}]", "V must be non-zero")
         out.append((text, str(V), V.dim))
+    if not out:  # e.g. only irreps>=2 for an abelian group: a grid-wide pattern that fits no irrep here
+        irr = irreps_of(top)
+        raise InputError(field, f"select no representation of {G.name} (its irreps have dimension at most "
+                         f"{max(int(x) for x in irr.dims)}); add one such as \"regular\"")
     return G.name, out
 
 
@@ -183,13 +200,16 @@ def parse_grid(data: dict[str, Any], title: str = "grid") -> Grid:
         raise InputError(sorted(unknown)[0], f"unknown grid key; allowed: {', '.join(sorted(_TOP_KEYS))}")
     tl = data.get("time_limit", DEFAULT_TIME_LIMIT)
     if isinstance(tl, bool) or not isinstance(tl, (int, float)) or not 0 < tl <= 3600:
-        raise InputError("time_limit", f"seconds per problem, a number in (0, 3600], got {tl!r}")
+        raise InputError("time_limit", f"seconds per problem, a number in (0, 3600], got {_short(tl)}")
+    title = data.get("title", title)
+    if not isinstance(title, str) or len(title) > 200:
+        raise InputError("title", "the report's title, a string of at most 200 characters")
     from ..optimize import BACKENDS
 
     solver = data.get("solver", "highs")
     if solver not in BACKENDS:
         raise InputError("solver", f"one of {', '.join(BACKENDS)}, got {solver!r}")
-    heads = _int_list(data.get("heads", [1]), "heads")
+    heads = _int_list(data.get("heads", [1]), "heads", MAX_HEADS)
     head_dims = _head_dims(data.get("head_dims", [1]), "head_dims")
     groups = data.get("group")
     if not isinstance(groups, list) or not groups:
@@ -212,7 +232,7 @@ def parse_grid(data: dict[str, Any], title: str = "grid") -> Grid:
         label = entry.get("label", "")
         if not isinstance(label, str) or len(label) > 40:
             raise InputError(f"{field}.label", "a short name for reports (at most 40 characters)")
-        g_heads = _int_list(entry["heads"], f"{field}.heads") if "heads" in entry else heads
+        g_heads = _int_list(entry["heads"], f"{field}.heads", MAX_HEADS) if "heads" in entry else heads
         g_dims = _head_dims(entry["head_dims"], f"{field}.head_dims") if "head_dims" in entry else head_dims
         gname, reps = _expand_reps(name.strip(), entry.get("reps"), f"{field}.reps")
         for written, rep, dim_v in reps:
@@ -235,18 +255,29 @@ def parse_grid(data: dict[str, Any], title: str = "grid") -> Grid:
                     problems.append(
                         GridProblem(key, len(problems), gname, written, rep, dim_v, H, d, float(tl), solver, engine, label.strip() or gname)
                     )
-    return Grid(str(data.get("title", title)), tuple(problems), left_out)
+    if not problems:
+        raise InputError("head_dims", f"the grid has no problem: {DIV_HEAD_DIMS!r} left out all {left_out} "
+                         f"(no H divides dim V); give head_dims as a list")
+    return Grid(title, tuple(problems), left_out)
 
 
-def load_grid(path: str | Path) -> Grid:
-    """Read and expand a grid file; a bad file is an InputError naming the key."""
+def load_grid(path: str | Path, time_limit: float | None = None) -> Grid:
+    """Read and expand a grid file (UTF-8 TOML); a bad file is an InputError naming the key.
+    `time_limit`, when given, replaces the file's `time_limit` (`eqattn atlas --time-limit`)."""
     p = Path(path)
     try:
-        text = p.read_text()
+        raw = p.read_bytes()
     except OSError as e:
         raise InputError("grid", f"cannot read {str(p)!r}: {e.strerror or e}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError("grid", f"{p.name} is not UTF-8 text (byte {e.start} is 0x{raw[e.start]:02x}); "
+                         f"save the grid file as UTF-8") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise InputError("grid", f"{p.name} is not valid TOML: {e}") from None
+    if time_limit is not None:
+        data["time_limit"] = time_limit
     return parse_grid(data, title=p.stem)

@@ -5,7 +5,7 @@ from .coverage import ScenarioResult, Verdict, check_clustering, check_coverage,
 from .design import Design, DesignOrbit
 from .options import Option, maximal_profiles, option_table
 from .problem import Problem
-from .symbolic import SymbolicChecker, symbolic_coverage  # also registers the engine with coverage
+from .symbolic import SymbolicChecker, symbolic_coverage
 from .views import check_report, clusterings_report
 
 __all__ = [

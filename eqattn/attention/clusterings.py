@@ -132,14 +132,23 @@ def clusterings_of_types(problem: Problem, types: set[tuple[int, int]], limit: i
 
 
 def _multisets(H: int, items: list[tuple[int, int, int]]) -> list[tuple]:
-    """Multisets of the items of total weight H, sorted as the clusterings are listed."""
+    """Multisets of the items of total weight H, sorted as the clusterings are listed. A
+    branch is entered only when the items left can still make up its remaining weight
+    (`reach[i][r]`: some multiset of items[i:] weighs r), so the walk visits no dead end."""
     out: list[tuple] = []
+    reach = [[False] * (H + 1) for _ in range(len(items) + 1)]
+    reach[len(items)][0] = True
+    for i in range(len(items) - 1, -1, -1):
+        w = items[i][0]
+        row, nxt = reach[i], reach[i + 1]
+        for r in range(H + 1):
+            row[r] = nxt[r] or (r >= w and row[r - w])
 
     def rec(i: int, rem: int, acc: list) -> None:
         if rem == 0:
             out.append(tuple(acc))
             return
-        if i == len(items):
+        if i == len(items) or not reach[i][rem]:
             return
         rec(i + 1, rem, acc)
         w, cid, n = items[i]

@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..errors import InputError, LimitError
+import numpy as np
+
+from ..errors import InputError, InputTypeError, LimitError
 from ..groups import SubgroupClass
 from ..reps import Rep, parse_rep
 from .problem import Problem
@@ -58,6 +60,10 @@ class Design:
     @staticmethod
     def create(problem: Problem, orbits: Sequence[tuple[str | int, str]]) -> "Design":
         """Orbits given as (subgroup id or name, rep text over that subgroup's irreps)."""
+        if not isinstance(problem, Problem):
+            raise InputTypeError("problem", f"a Problem (eqattn.Problem(G, V, heads, head_dim)), got {type(problem).__name__}")
+        if isinstance(orbits, (str, bytes)) or not isinstance(orbits, Sequence):
+            raise InputTypeError("orbits", f"a list of (subgroup, rep) pairs, e.g. [('C2', 'B')], got {type(orbits).__name__}")
         if len(orbits) > MAX_DESIGN_ORBITS:
             raise LimitError("orbits", f"at most {MAX_DESIGN_ORBITS} orbits, got {len(orbits)}")
         out = []
@@ -66,6 +72,8 @@ class Design:
                 ref, text = item
             except (TypeError, ValueError):
                 raise InputError(f"orbits[{i}]", "each orbit is a pair (subgroup, rep), e.g. C2:B") from None
+            if isinstance(ref, bool) or not isinstance(ref, (str, int, np.integer)):
+                raise InputTypeError(f"orbits[{i}].subgroup", f"a subgroup id or name, got {type(ref).__name__} {ref!r}")
             sub = problem.group.lattice.resolve(ref, field=f"orbits[{i}].subgroup")
             W = parse_rep(str(text), sub, field=f"orbits[{i}].rep")
             if W.dim > MAX_ORBIT_HEAD_DIM:
@@ -90,9 +98,19 @@ class Design:
 
     @staticmethod
     def regular(problem: Problem) -> "Design":
-        """H copies of the regular orbit (C1, d x trivial): P = P_vanilla (SPEC §3)."""
+        """The regular design: H copies of the regular orbit (C1, min(d, dim V) x trivial), SPEC §3.
+
+        It covers every clustering (SPEC §3: its orbits are those of the vanilla layer), so
+        without compute limits there is always a covering design. For d <= dim V it is the
+        vanilla layer's count, P = 4 H d dim V; a head wider than dim V adds parameters and
+        nothing to coverage (W <= V|C1 suffices, SPEC §5.5), so W is capped at dim V.
+
+            >>> p = Problem.create("C4", "E1", 2, 1)
+            >>> Design.regular(p).params == p.vanilla_params, Design.regular(Problem.create("C2", "A", 1, 3)).orbits[0].head_dim
+            (True, 1)
+        """
         triv = problem.group.subgroup_classes[0]
-        W = Rep(triv, (problem.head_dim,))
+        W = Rep(triv, (min(problem.head_dim, problem.dim_v),))
         return Design(problem, tuple(DesignOrbit(triv, W) for _ in range(problem.heads)))
 
     @property
@@ -111,17 +129,35 @@ class Design:
     @staticmethod
     def from_json(problem: Problem, data: object) -> "Design":
         """The inverse of `to_json` (only `orbits[i].subgroup` and `orbits[i].rep` are read;
-        the subgroup by id or name). Bad input raises InputError naming the field.
+        the subgroup by id or name). An orbit's optional `"count": k` repeats it k times; every
+        count is checked (whole numbers, at most MAX_DESIGN_ORBITS orbits in all) before any
+        orbit is built. Bad input raises InputError naming the field.
 
             >>> p = Problem.create("C4", "E1", 2, 1)
             >>> d = Design.regular(p); Design.from_json(p, d.to_json()) == d
             True
+            >>> len(Design.from_json(p, {"orbits": [{"subgroup": "C2", "rep": "B", "count": 3}]}).orbits)
+            3
         """
         if not isinstance(data, dict) or not isinstance(data.get("orbits"), list):
             raise InputError("orbits", "a design is a JSON object with a list 'orbits' of {subgroup, rep}")
-        pairs = []
+        counts = []
         for i, o in enumerate(data["orbits"]):
             if not isinstance(o, dict) or "subgroup" not in o or "rep" not in o:
                 raise InputError(f"orbits[{i}]", "each orbit is an object with 'subgroup' (id or name) and 'rep'")
-            pairs.append((o["subgroup"], o["rep"]))
+            counts.append(_orbit_count(o.get("count", 1), f"orbits[{i}].count"))
+            if sum(counts) > MAX_DESIGN_ORBITS:
+                raise LimitError("orbits", f"at most {MAX_DESIGN_ORBITS} orbits in all (counts included), got more")
+        pairs = [(o["subgroup"], o["rep"]) for o, k in zip(data["orbits"], counts) for _ in range(k)]
         return Design.create(problem, pairs)
+
+
+def _orbit_count(value: object, field: str) -> int:
+    """An orbit's `count`: a whole number from 1 to MAX_DESIGN_ORBITS (not a bool or a float)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise InputError(field, f"must be a whole number from 1 to {MAX_DESIGN_ORBITS}, got {value!r}")
+    if value < 1:
+        raise InputError(field, f"must be a whole number from 1 to {MAX_DESIGN_ORBITS}, got {int(value)}")
+    if value > MAX_DESIGN_ORBITS:
+        raise LimitError(field, f"must be a whole number from 1 to {MAX_DESIGN_ORBITS}, got {int(value)}")
+    return int(value)

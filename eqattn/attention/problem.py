@@ -10,7 +10,7 @@ import numpy as np
 from ..errors import InputError, LimitError
 from ..groups import FiniteGroup, SubgroupClass
 from ..memo import Memo
-from ..reps import Rep, parse_rep
+from ..reps import Rep, irreps_of, parse_rep
 
 T = TypeVar("T")
 
@@ -27,16 +27,23 @@ def _get_group(spec: str) -> FiniteGroup:
     return get_group(spec)
 
 
-def _positive_int(value: object, field: str, limit: int) -> int:
+def positive_int(value: object, field: str, limit: int | None = None) -> int:
+    """A whole number from 1 to `limit` (no limit: None), given as an int, a numpy integer or
+    its text; InputError(field) otherwise, LimitError(field) past the limit.
+
+        >>> positive_int("3", "heads", 8), positive_int(5, "max_heads")
+        (3, 5)
+    """
+    allowed = f"from 1 to {limit}" if limit is not None else ">= 1"
     if isinstance(value, bool) or not isinstance(value, (int, np.integer, str)):
-        raise InputError(field, f"must be a whole number from 1 to {limit}")
+        raise InputError(field, f"must be a whole number {allowed}, got {value!r}")
     try:
         v = int(value)
     except (TypeError, ValueError):
-        raise InputError(field, f"must be a whole number from 1 to {limit}, got {value!r}") from None
+        raise InputError(field, f"must be a whole number {allowed}, got {value!r}") from None
     if v < 1:
         raise InputError(field, f"must be at least 1, got {v}")
-    if v > limit:
+    if limit is not None and v > limit:
         raise LimitError(field, f"at most {limit} is supported, got {v}")
     return v
 
@@ -60,8 +67,8 @@ class Problem:
             raise InputError("rep", "V must be non-zero")
         if V.dim > MAX_DIM_V:
             raise LimitError("rep", f"dim V = {V.dim}; at most {MAX_DIM_V} is supported")
-        H = _positive_int(heads, "heads", MAX_HEADS)
-        d = _positive_int(head_dim, "head_dim", MAX_HEAD_DIM)
+        H = positive_int(heads, "heads", MAX_HEADS)
+        d = positive_int(head_dim, "head_dim", MAX_HEAD_DIM)
         return Problem(G, V, H, d)
 
     @property
@@ -98,6 +105,18 @@ class Problem:
     def restrict(self, sub: SubgroupClass) -> Rep:
         """V restricted to the representative of `sub`."""
         return self.memo.get(("restrict", sub.id), lambda: self.V.restrict(sub))
+
+    def unit_costs(self, sub: SubgroupClass) -> np.ndarray:
+        """Per irrep τ of K: the parameters / 4 one copy of τ in W costs an orbit (K, W),
+        m_τ(V|K) e_τ, so that an orbit's count is 4 Σ_τ W_τ m_τ(V|K) e_τ = 4 dim Hom_K(V|K, W)
+        (`Rep.hom_dim`, SPEC §3).
+
+            >>> p = Problem.create("C4", "E1", 2, 1)
+            >>> p.unit_costs(p.group.subgroup_classes[0]).tolist()   # V|C1 = 2 x trivial
+            [2]
+        """
+        VK = self.restrict(sub)
+        return np.asarray(VK.mults, dtype=np.int64) * np.asarray(irreps_of(sub).es, dtype=np.int64)
 
     def to_json(self) -> dict:
         return {

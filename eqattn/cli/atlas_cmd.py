@@ -53,21 +53,9 @@ def _require_extra(export: str | None) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..atlas import STORE_NAME, load_grid, run_grid, write_report
-    from ..atlas.grid import parse_grid
 
     _require_extra(args.export)
-    if args.time_limit is not None:
-        import tomllib
-
-        try:
-            data = tomllib.loads(Path(args.grid).read_text())
-        except (OSError, tomllib.TOMLDecodeError):
-            grid = load_grid(args.grid)  # the same file error, in load_grid's words
-        else:
-            data["time_limit"] = args.time_limit
-            grid = parse_grid(data, title=Path(args.grid).stem)
-    else:
-        grid = load_grid(args.grid)
+    grid = load_grid(args.grid, time_limit=args.time_limit)
     out = Path(args.out)
     summary = run_grid(grid, out, workers=args.workers, cluster=args.cluster, quiet=args.json, retry=tuple(args.retry))
     title = grid.title if grid.title != Path(args.grid).stem else f"Atlas of optimal equivariant attention designs: {grid.title}"

@@ -1,4 +1,17 @@
-"""The `eqattn` command line. Every command takes --json; bad input exits 2 with one line."""
+"""The `eqattn` command line. Every command takes --json; bad input exits 2 with one line.
+
+Exit statuses (README "Errors and exit statuses"):
+
+* 0: done; for `check` and `verify`: the design covers every clustering / every check passed.
+* 1: the answer is "no": `check` found a clustering the design does not cover, `verify` a
+  numeric check that failed (the report is printed as usual).
+* 2: the command could not run as asked: bad input, a limit, an unusable host or port, output
+  that cannot be written. stderr gets ONE line `error: <field>: <what is allowed>`; with
+  `--json` stdout also gets that error as JSON, `{"field": ..., "message": ...}` (the API's
+  error model), so a script reads stdout either way.
+* 70: a bug (an unexpected exception): its traceback, then `error: internal: ...`.
+* 130: interrupted (Ctrl-C).
+"""
 
 from __future__ import annotations
 
@@ -7,23 +20,65 @@ import json
 import os
 import re
 import sys
-from typing import Callable, NoReturn
+import traceback
+from typing import Callable, NoReturn, TextIO
 
 from ..errors import InputError
 from .atlas_cmd import add_parser as add_atlas
+from .budget_cmd import add_parsers as add_budget
 from .optimize_cmd import add_parser as add_optimize
 
 MAX_PORT = 65535
 MAX_SEED = 2**32 - 1
 
+EXIT_OK = 0
+EXIT_NO = 1  # the answer is "no": not covered, a numeric check failed
+EXIT_ERROR = 2  # bad input, a limit, the environment (one line `error: field: ...`)
+EXIT_BUG = 70  # an unexpected exception (EX_SOFTWARE)
+EXIT_INTERRUPTED = 130
+
+
+class UsageError(InputError):
+    """An argparse usage error as (field, message)."""
+
+
+class OutputError(Exception):
+    """Writing the command's output failed (disk full, closed pipe, ...)."""
+
+    def __init__(self, error: OSError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
 
 class OneLineParser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line `error: <field>: <what is allowed>`, exit 2."""
+    """argparse, but a usage error is an InputError `<field>: <what is allowed>` (exit 2)."""
 
     def error(self, message: str) -> NoReturn:
         field, text = argparse_field(message)
-        print(f"error: {field}: {text}", file=sys.stderr)
-        self.exit(2)
+        raise UsageError(field, text)
+
+
+class GuardedOutput:
+    """stdout for one command: a failing write or flush raises OutputError (not a bare
+    OSError that any other failure could also raise), so main() can say what failed."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self.stream.write(text)
+        except OSError as e:
+            raise OutputError(e) from None
+
+    def flush(self) -> None:
+        try:
+            self.stream.flush()
+        except OSError as e:
+            raise OutputError(e) from None
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.stream, name)
 
 
 def _option_field(names: str) -> str:
@@ -157,14 +212,16 @@ def cmd_clusterings(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    """Exit 0 when the design covers every clustering, 1 when it does not."""
     from ..attention import Design, check_report
 
     problem = _problem(args)
     design = Design.parse_specs(problem, args.orbit)
     rep = check_report(problem, design)
+    code = EXIT_OK if rep["covered"] == rep["total"] else EXIT_NO
     if args.json:
         _dump(rep)
-        return 0
+        return code
     print(f"vanilla parameters: {rep['vanilla_params']}   design parameters: {rep['design_params']}")
     print(f"covered: {rep['covered']} of {rep['total']} clusterings")
     for c in rep["clusterings"]:
@@ -174,7 +231,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                 print(f"        witness: {w['text']}")
         if not c["covered"]:
             print(f"        counterexample: {c['counterexample']['text']}")
-    return 0
+    return code
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -194,7 +251,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
             f"worst relative error {rep['worst_rel_error']:.2e}, worst vanilla equivariance error "
             f"{rep['worst_equivariance_error']:.2e} -> {'OK' if ok else 'FAILED'}"
         )
-    return 0 if ok else 1
+    return EXIT_OK if ok else EXIT_NO
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -204,7 +261,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         import os
 
         os.environ["EQATTN_ATLAS"] = args.atlas
-    serve(args.host, args.port, allow_hosts=tuple(args.allow_host))
+    serve(args.host, args.port, allow_hosts=tuple(args.allow_host), as_json=args.json)
     return 0
 
 
@@ -251,37 +308,76 @@ def build_parser() -> argparse.ArgumentParser:
         help="a further Host header the server answers (default: localhost names only; repeat)",
     )
     s.add_argument("--atlas", default=None, metavar="STORE", help="an atlas store (DIR/atlas.sqlite) for the atlas view")
+    s.add_argument("--json", action="store_true", help="print the address as JSON; errors as JSON")
     s.set_defaults(func=cmd_serve)
 
     add_optimize(sub)
+    add_budget(sub)
     add_atlas(sub)
     return p
 
 
+def wants_json(argv: list[str]) -> bool:
+    """Whether `--json` is among the options (before a `--`), known before parsing succeeds."""
+    options = argv[: argv.index("--")] if "--" in argv else argv
+    return "--json" in options
+
+
+def report_error(field: str, message: str, as_json: bool) -> None:
+    """The one line on stderr; with --json also `{"field", "message"}` on stdout."""
+    message = " ".join(str(message).split())
+    if as_json:
+        try:
+            print(json.dumps({"field": field, "message": message}), flush=True)
+        except (OSError, OutputError):  # stdout is what failed: stderr still says so
+            _quiet_stdout()
+    print(f"error: {field}: {message}", file=sys.stderr, flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Run one command; bad input prints `error: <field>: <what is allowed>` and returns 2."""
-    parser = build_parser()
+    """Run one command and return its exit status (0, 1 "no", 2 error; module docstring)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    as_json = wants_json(argv)
+    stdout = sys.stdout
+    sys.stdout = GuardedOutput(stdout)  # type: ignore[assignment]
     try:
-        args = parser.parse_args(argv)
-    except SystemExit as e:  # --help (0) or a usage error (2, already printed on one line)
-        return int(e.code or 0) if not isinstance(e.code, str) else 2
-    func: Callable[[argparse.Namespace], int] = args.func
+        return _run(argv, as_json)
+    finally:
+        sys.stdout = stdout
+
+
+def _run(argv: list[str], as_json: bool) -> int:
     try:
+        args = build_parser().parse_args(argv)
+        func: Callable[[argparse.Namespace], int] = args.func
         code = func(args)
         sys.stdout.flush()
         return code
+    except SystemExit as e:  # --help / --version (0)
+        return int(e.code or 0) if not isinstance(e.code, str) else EXIT_ERROR
     except InputError as e:
-        print(f"error: {e.field}: {e.message}", file=sys.stderr)
-        return 2
+        report_error(e.field, e.message, as_json)
+        return EXIT_ERROR
     except MemoryError:
-        print("error: request: not enough memory for this input; use a smaller problem or design", file=sys.stderr)
-        return 2
+        report_error("request", "not enough memory for this input; use a smaller problem or design", as_json)
+        return EXIT_ERROR
+    except OutputError as e:
+        _quiet_stdout()
+        if isinstance(e.error, BrokenPipeError):  # `eqattn ... | head`: the reader left
+            return EXIT_OK
+        why = e.error.strerror or str(e.error)
+        report_error("output", f"cannot write the output: {why} (errno {e.error.errno})", False)
+        return EXIT_ERROR
     except BrokenPipeError:
         _quiet_stdout()
-        return 0
+        return EXIT_OK
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
+    except Exception as e:  # a bug: show it, and say so on the last line
+        traceback.print_exc()
+        report_error("internal", f"{type(e).__name__}: {e} (a bug in eqattn; please report it with the command)", as_json)
+        return EXIT_BUG
 
 
 def _quiet_stdout() -> None:

@@ -26,6 +26,7 @@ from typing import Iterator
 from ..errors import LimitError
 from ..optimize.optimizer import DEFAULT_TIME_LIMIT, MAX_TIME_LIMIT
 from ..optimize.solver import BACKENDS
+from .budget_cmd import add_partial_flags, run_partial
 
 
 class _ProgressLine:
@@ -92,6 +93,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:  # noqa: ANN001
     )
     p.add_argument("--no-constrained", dest="constrained", action="store_false", help="skip the constrained-vanilla question")
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    add_partial_flags(p)
     p.set_defaults(func=run)
     return p
 
@@ -99,6 +101,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:  # noqa: ANN001
 SEARCH_SHARE = 0.8  # of --time-limit for the search; the rest for the re-checks (as the API)
 KILL_MARGIN_S = 0.3  # the command stops this long after --time-limit
 HARD_STOP_S = 0.5  # ... or, when C code holds up the signal, this much later (os._exit)
+MIN_SEARCH_S = 0.01  # the search's time when building the problem used (nearly) all of it
 
 
 def _total_seconds(value: object) -> float | None:
@@ -111,6 +114,17 @@ def _total_seconds(value: object) -> float | None:
     except ValueError:
         return None
     return tl if 0 < tl <= MAX_TIME_LIMIT else None
+
+
+def _search_seconds(total: float, spent: float) -> float:
+    """The search's share of what is left of `total` after `spent` seconds (building the
+    problem): SEARCH_SHARE of the remainder, never less than MIN_SEARCH_S (the wall clock
+    limit still stops the command at `total`).
+
+    >>> _search_seconds(10.0, 0.0), _search_seconds(10.0, 5.0), _search_seconds(10.0, 9.999)
+    (8.0, 4.0, 0.01)
+    """
+    return max(MIN_SEARCH_S, SEARCH_SHARE * (total - spent))
 
 
 @contextmanager
@@ -150,20 +164,25 @@ def run(args: argparse.Namespace) -> int:
     from ..attention import Problem
     from ..optimize import optimize
 
-    problem = Problem.create(args.group, args.rep, args.heads, args.head_dim)
+    if args.partial:
+        return run_partial(args)
     total = _total_seconds(args.time_limit)
-    search = args.time_limit if total is None else SEARCH_SHARE * total  # bad values: optimize() says why
     bar = _ProgressLine()
+    start = time.monotonic()
     try:
         with wall_clock_limit(
             None if total is None else total + KILL_MARGIN_S,
             "time_limit",
-            f"the search and its re-checks did not finish within {total:g} s (the search had "
-            f"{SEARCH_SHARE * (total or 0):.3g} s); give a larger --time-limit" if total else "",
+            f"building the group, the search and its re-checks did not finish within {total:g} s; "
+            f"give a larger --time-limit" if total else "",
         ):
+            # the limit covers building the group and V too: a custom group can take seconds
+            problem = Problem.create(args.group, args.rep, args.heads, args.head_dim)
+            search = args.time_limit if total is None else _search_seconds(total, time.monotonic() - start)
             res = optimize(
                 problem, search, constrained=args.constrained, backend=args.solver, progress=bar,
-                max_heads=args.max_heads, max_head_dim=args.max_head_dim, work_limit=args.work_limit, engine=args.engine,
+                max_heads=args.max_heads, max_head_dim=args.max_head_dim, max_cost=args.max_cost,
+                work_limit=args.work_limit, engine=args.engine,
             )
     finally:
         bar.close()
@@ -177,14 +196,15 @@ def run(args: argparse.Namespace) -> int:
     if cons:
         print("constraints: " + ", ".join(cons))
     stop = {"time_limit": "the time limit", "work_limit": "the work limit", "scenario_limit": "the scenario limit",
-            "type_limit": "the limit on head representations"}.get(
+            "type_limit": "the limit on head representations", "solver_error": "a solver failure"}.get(
         str(data["stopped_by"]), "a limit"
     )
     if data["status"] == "optimal":
         print(f"optimal design: {data['design_params']} parameters (proven optimal; ratio {data['ratio']:.3f}), "
               f"attention cost {data['attention_cost']}")
     elif data["status"] == "infeasible":
-        print("no design within the constraints covers every clustering (proven)")
+        print("no design within the constraints covers every clustering (proven)"
+              + (f": {data['reason']}" if data.get("reason") else ""))
     elif data["status"] == "unknown":
         print(f"no covering design found within the constraints before {stop} stopped the search")
     else:

@@ -148,6 +148,12 @@ class _Parser:
         return _err(f"generator {self.gen}: {what} {self.where()}; expected square matrices like "
                     f"[[0,-1],[1,0]] separated by ';', e.g. {MAT_EXAMPLE}")
 
+    def finite(self, v: float, what: str) -> float:
+        """`v` if it is a finite number; otherwise the error says which step left the reals."""
+        if not math.isfinite(v):
+            raise self.fail(f"{what} is not a finite number (entries are at most about 1e308)")
+        return v
+
     def accept(self, op: str) -> bool:
         t = self.peek()
         if t is not None and t[0] == "op" and t[1] == op:
@@ -182,9 +188,9 @@ class _Parser:
         v = self.term()
         while True:
             if self.accept("+"):
-                v += self.term()
+                v = self.finite(v + self.term(), "a sum")
             elif self.accept("-"):
-                v -= self.term()
+                v = self.finite(v - self.term(), "a difference")
             else:
                 return v
 
@@ -192,12 +198,12 @@ class _Parser:
         v = self.unary()
         while True:
             if self.accept("*"):
-                v *= self.unary()
+                v = self.finite(v * self.unary(), "a product")
             elif self.accept("/"):
                 d = self.unary()
                 if d == 0:
                     raise self.fail("division by zero")
-                v /= d
+                v = self.finite(v / d, "a quotient")
             else:
                 return v
 
@@ -213,9 +219,12 @@ class _Parser:
         if self.accept("^"):
             e = self.unary()
             try:
-                return float(v**e)
-            except (OverflowError, ZeroDivisionError, TypeError):
+                r = v**e
+            except (OverflowError, ZeroDivisionError, TypeError, ValueError):
                 raise self.fail("invalid power") from None
+            if isinstance(r, complex):  # a negative number to a fractional power
+                raise self.fail("a negative number to a fractional power")
+            return self.finite(float(r), "a power")
         return v
 
     def atom(self) -> float:
@@ -224,8 +233,9 @@ class _Parser:
             raise self.fail("expected a number")
         kind, val, _ = t
         if kind == "num":
+            v = self.finite(float(val), f"the number {val[:12]!r}")
             self.i += 1
-            return float(val)
+            return v
         if kind == "name":
             if val in _CONSTS:
                 self.i += 1
@@ -237,7 +247,10 @@ class _Parser:
                 self.expect(")")
                 if val == "sqrt" and x < 0:
                     raise self.fail("sqrt of a negative number")
-                return _FUNCS[val](x)
+                try:  # math domain errors (cos(inf)) cannot happen on finite x; kept as a guard
+                    return self.finite(_FUNCS[val](x), f"{val}(...)")
+                except (ValueError, OverflowError):
+                    raise self.fail(f"{val}(...) is undefined here") from None
             raise self.fail(f"unknown name '{val}' (allowed: numbers, pi, sqrt, cos, sin)")
         if self.accept("("):
             v = self.expr()

@@ -6,37 +6,17 @@ from __future__ import annotations
 import numpy as np
 
 from ..groups import SubgroupClass
-from ..reps import Rep, block_matrices, irreps_of
-from ..reps.matrices import intertwiners
-
-
-def copies_in(sub: SubgroupClass, rho_k: np.ndarray, mults: tuple[int, ...], seed: int = 0) -> list[list[np.ndarray]]:
-    """Per irrep s of K, m_s isometric intertwiners s -> V with orthogonal images.
-
-    rho_k: (|K|, n, n), in the order of sub.elements."""
-    irr = irreps_of(sub)
-    return [intertwiners(rho_k, irr.matrices[s], m, seed=seed + 17 * s) if m else [] for s, m in enumerate(mults)]
+from ..reps import Rep, block_matrices
 
 
 def hom_basis(sub: SubgroupClass, rho_k: np.ndarray, V: Rep, W: Rep, seed: int = 0) -> np.ndarray:
     """Frobenius-orthonormal basis (p, dim W, n_V) of Hom_K(V, W); W is block-diagonal in
-    the irreps' standard matrices. p = sum m_s(V) m_s(W) e_s."""
-    irr = irreps_of(sub)
-    cps = copies_in(sub, rho_k, V.mults, seed)
-    dimW = W.dim
-    n = rho_k.shape[1]
-    out = []
-    pos = 0
-    for s, mw in enumerate(W.mults):
-        d = int(irr.dims[s])
-        for _ in range(mw):
-            for T in cps[s]:
-                for E in irr.commutants[s]:
-                    B = np.zeros((dimW, n))
-                    B[pos : pos + d, :] = E @ T.T
-                    out.append(B)
-            pos += d
-    return np.array(out).reshape(len(out), dimW, n)
+    the irreps' standard matrices. p = sum m_s(V) m_s(W) e_s. The dense form of
+    :class:`eqattn.numeric.isotypic.HomBlocks` (p dim W n_V floats: for small spaces; the layer
+    uses the blocks themselves)."""
+    from .isotypic import HomBlocks, Isotypic, isotypic_basis
+
+    return HomBlocks(isotypic_basis(sub, rho_k, V.mults, seed=seed), Isotypic.standard(W)).dense_basis()
 
 
 def random_hom_pair(sub: SubgroupClass, rho_k: np.ndarray, V: Rep, U: Rep, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..attention.design import Design
 from ..attention.problem import Problem
-from .equivariant import fixed_vectors, standard_matrices
+from ..reps import Rep
 from .isotypic import HomBlocks, Isotypic, isotypic_of_rep
 
 
@@ -105,6 +105,26 @@ class RealizedDesign:
         )
 
 
+def _trivial_copies(W: Rep) -> np.ndarray:
+    """W^K for W in block form: the coordinate vectors of the copies of K's trivial irrep
+    (the same space as ``fixed_vectors(W.matrices())``, without an eigendecomposition).
+
+    >>> from eqattn.groups import get_group
+    >>> from eqattn.reps import parse_rep
+    >>> _trivial_copies(parse_rep("E1 + 2xA", get_group("C4").subgroup_classes[-1])).tolist()
+    [[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]]
+    """
+    irr = W.irreps
+    K = W.sub.elements
+    cols, pos = [], 0
+    for s, m in enumerate(W.mults):
+        d = int(irr.dims[s])
+        if d == 1 and np.allclose(irr.chars[s][K], 1.0):
+            cols += range(pos, pos + m)
+        pos += m * d
+    return np.eye(W.dim)[cols] if cols else np.zeros((0, W.dim))
+
+
 def realize_design(problem: Problem, design: Design) -> RealizedDesign:
     """Per orbit the isotypic block structure of Hom_K(V|K, W) (:class:`HomBlocks`); the
     isotypic basis of V|K is built once per subgroup class (:func:`isotypic_of_rep`).
@@ -129,7 +149,7 @@ def realize_design(problem: Problem, design: Design) -> RealizedDesign:
                 coset_reps=tuple(int(a) for a in G.left_transversal(o.sub.elements)),
                 group_matrices=rho,
                 hom=hom,
-                w_fixed=fixed_vectors(standard_matrices(o.W)),
+                w_fixed=_trivial_copies(o.W),
                 subgroup=tuple(int(k) for k in o.sub.elements),
             )
         )

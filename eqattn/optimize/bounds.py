@@ -1,4 +1,4 @@
-"""Scenario bounds: a lower bound of the optimum that needs no list of orbit types (issue 9;
+"""Scenario bounds: a lower bound of the optimum that needs no list of head types (
 docs/theory-scale.md O9).
 
 In a scenario the demands are met by *disjoint* sets of design orbits (SPEC §4.5), and
@@ -29,11 +29,14 @@ from ..attention import Problem
 from ..attention.assignment import Demand
 from ..attention.hosting import Hosting
 from . import solver
-from .types import host_slots
+from .hosts import host_slots
+
+DEMAND_NODES = 1000  # branch-and-bound nodes of one demand's bound under a work limit (deterministic)
 
 
 def demand_bound(
-    problem: Problem, h: Hosting, v: Demand, max_heads: int | None = None, time_limit: float = 5.0, threads: int | None = None
+    problem: Problem, h: Hosting, v: Demand, max_heads: int | None = None, time_limit: float = 5.0, threads: int | None = None,
+    node_limit: int | None = None,
 ) -> int:
     """A lower bound (in units, P/4) of the cost of any set of orbits meeting the demand v
     alone; 0 when D = 0. Orbits of more than `max_heads` heads are left out (they are in no
@@ -68,7 +71,7 @@ def demand_bound(
         if not idx:
             return 0
         m.add_row(idx, coef, lo=int(D[s]))
-    sol = solver.solve(m, time_limit=time_limit, threads=threads)
+    sol = solver.solve(m, time_limit=time_limit, threads=threads, node_limit=node_limit)
     if sol.status == "optimal":
         return int(sol.objective)
     if sol.status == "infeasible":
@@ -80,9 +83,12 @@ class ScenarioBound:
     """`Σ_j demand_bound(v_j)` per scenario key, memoised per demand value."""
 
     def __init__(
-        self, problem: Problem, h: Hosting, values: list[Demand], max_heads: int | None = None, threads: int | None = None
+        self, problem: Problem, h: Hosting, values: list[Demand], max_heads: int | None = None, threads: int | None = None,
+        deterministic: bool = False,
     ) -> None:
+        """`deterministic`: each demand's program stops at DEMAND_NODES nodes, not at 5 s (under a work limit)."""
         self.problem, self.h, self.values, self.max_heads, self.threads = problem, h, values, max_heads, threads
+        self.deterministic = deterministic
         self._memo: dict[int, int] = {}
 
     def of_value(self, i: int, deadline: float = math.inf) -> int:
@@ -92,7 +98,10 @@ class ScenarioBound:
             left = deadline - time.perf_counter()
             if left <= 0:
                 return 0
-            b = demand_bound(self.problem, self.h, self.values[i], self.max_heads, min(5.0, left), self.threads)
+            if self.deterministic:
+                b = demand_bound(self.problem, self.h, self.values[i], self.max_heads, left, self.threads, node_limit=DEMAND_NODES)
+            else:
+                b = demand_bound(self.problem, self.h, self.values[i], self.max_heads, min(5.0, left), self.threads)
             self._memo[i] = b
         return b
 

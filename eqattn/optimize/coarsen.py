@@ -1,4 +1,4 @@
-"""A checkable design above an uncheckable one (issue 9; docs/theory-scale.md O12).
+"""A checkable design above an uncheckable one (docs/theory-scale.md O12).
 
 The symbolic coverage checker needs the multisets of a design's distinct orbit types to be
 few (`attention.dominance.MAX_MULTISETS`: `Π_t (n_t + 1)` over the types). A program's design

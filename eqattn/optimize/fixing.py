@@ -1,5 +1,5 @@
 """Reduced-cost fixing: the only types a design cheaper than the incumbent can use
-(issue 9; docs/theory-scale.md O13).
+(docs/theory-scale.md O13).
 
 An LP certificate `(μ, λ, θ)` (lp_bound.py, Lemma O11) gives every type `t = (K', W)` a
 reduced cost `r_t = θ c_t − π(t) + [G:K'] λ ≥ 0`, and every design meeting the certificate's
@@ -32,7 +32,8 @@ import numpy as np
 from ..attention import Problem
 from ..attention.hosting import Hosting
 from .lp_bound import Certificate, _pi, _Slots
-from .types import MAX_TYPES, OrbitType, TypeTable, capped_subgroups
+from .head_types import MAX_TYPES, HeadType, TypeTable
+from .type_sets import capped_subgroups
 
 MAX_NODES = 2_000_000  # partial W's the branch and bound may hold over all subgroups
 TOL = 1e-6  # relative: the certificate is floating point (HiGHS tolerances ~1e-7)
@@ -68,7 +69,7 @@ def fixed_types(
     wkeys = [tuple(keys[s]) for s in ckeys]
     mu = {(pos[s], j, g): m for s, j, g, m in cert.mu}
     slots = _Slots(problem, h, values, wkeys, max_heads)
-    types: list[OrbitType] = []
+    types: list[HeadType] = []
     bounds: list[int | None] = []
     nodes = 0
     if room < -tol:
@@ -98,7 +99,7 @@ def fixed_types(
         for W, r in zip(part, cert.theta * (part @ uc) - _pi(K.id, part, slots, values, wkeys, mu) + fixed_cost):
             if not W.any():
                 continue
-            types.append(OrbitType(K.id, tuple(int(x) for x in W), int(4 * (W @ uc)), K.index, int(W @ dims)))
+            types.append(HeadType(K.id, tuple(int(x) for x in W), int(4 * (W @ uc)), K.index, int(W @ dims)))
             bounds.append(None if r <= tol else int(math.floor((room + tol) / r)))
         if len(types) > 3 * max_types:
             return None

@@ -15,15 +15,16 @@ import numpy as np
 from ..attention import Problem
 from ..errors import LimitError
 from . import solver
+from .budget import Budget, Usage, solve_within
 from .program import Objective, build, hint
 from ..attention.hosting import hosting
 from .separation import ScenarioSpace
-from .types import TypeTable
+from .head_types import TypeTable
 
 ROUND_ADD = 40  # violated scenarios added per round
 SEPARATION_COLLECT = 400  # stop scanning for violated scenarios after this many
-REPAIR_ROUNDS = 8  # programs per repair of a non-covering answer
-REPAIR_GRACE_S = 5.0  # past the deadline (at most 20% of the limit), to repair the answer the limit stopped
+COMPLETE_ROUNDS = 8  # programs per completion of a non-covering answer
+COMPLETE_GRACE_S = 5.0  # past the deadline (at most 20% of the limit), to complete the answer the limit stopped
 
 Progress = Callable[[dict], None]
 
@@ -39,51 +40,35 @@ class Stage:
 
 
 class Context:
-    def __init__(
-        self, problem: Problem, backend: str, progress: Progress | None, threads: int | None, enumerate_space: bool = True
-    ) -> None:
-        """`enumerate_space=False`: no scenario space (the symbolic search's work and time accounting only)."""
+    """What the enumerating engine's loops share: the scenario space, the hosting table, the
+    budget and what was spent (`usage`), and whether a candidate could not be checked."""
+
+    def __init__(self, problem: Problem, budget: Budget, backend: str, progress: Progress | None, threads: int | None) -> None:
         self.problem = problem
+        self.budget = budget
         self.backend = backend
         self.progress = progress
         self.threads = threads
-        self.t0 = time.perf_counter()
-        if enumerate_space:
-            self.space = ScenarioSpace(problem)
+        self.space = ScenarioSpace(problem)
         self.h = hosting(problem)
-        self.raw_scenarios = self.space.raw_count() if enumerate_space else 0
-        self.solver_time = 0.0
-        self.separation_time = 0.0
-        self.solves = 0
-        self.checked = 0  # scenarios examined by the last separation that found none violated
-        self.work_limit: int | None = None  # solver nodes for the whole call (None: no work limit)
-        self.work = 0  # solver nodes used so far
-        self.time_limit = math.inf
-        self.hard_end = math.inf  # no program or repair runs past this
-        self.unchecked = False
-
-    def work_left(self) -> int | None:
-        return None if self.work_limit is None else self.work_limit - self.work
+        self.raw_scenarios = self.space.raw_count()
+        self.usage = Usage()
+        self.unchecked = False  # a candidate left too many scenarios to check
+        self.reason: str | None = None  # why the solver failed, when it did
 
     def out_of_work(self) -> bool:
-        left = self.work_left()
-        return left is not None and left <= 0
+        return self.budget.out_of_work(self.usage)
 
     def solve(self, model: solver.Model, deadline: float, start: np.ndarray | None = None) -> solver.Solution:
         """One program, within the deadline and what is left of the work limit."""
-        left = self.work_left()
-        sol = solver.solve(
-            model, self.backend, time_limit=max(deadline - time.perf_counter(), 0.05), hint=start, threads=self.threads,
-            node_limit=None if left is None else max(left, 1),
-        )
-        self.solver_time += sol.time_s
-        self.solves += 1
-        self.work += sol.nodes
+        sol = solve_within(model, self.budget, self.usage, deadline, self.backend, self.threads, start)
+        if sol.reason is not None:
+            self.reason = sol.reason
         return sol
 
     def report(self, **kw: object) -> None:
         if self.progress is not None:
-            self.progress({"elapsed": time.perf_counter() - self.t0, "total_scenarios": self.raw_scenarios, **kw})
+            self.progress({"elapsed": time.perf_counter() - self.budget.start, "total_scenarios": self.raw_scenarios, **kw})
 
     def separate(self, table: TypeTable, counts: dict[int, int], limit: int = SEPARATION_COLLECT) -> list[tuple[int, ...]]:
         """Scenario keys the design `counts` does not meet (up to `limit`); [] if it covers."""
@@ -92,7 +77,7 @@ class Context:
         try:
             return chk.violated(limit)
         finally:
-            self.separation_time += time.perf_counter() - t
+            self.usage.check_time += time.perf_counter() - t
 
 
 def _pick(violated: list[tuple[int, ...]], values, k: int) -> list[tuple[int, ...]]:  # noqa: ANN001
@@ -113,7 +98,7 @@ def _pick(violated: list[tuple[int, ...]], values, k: int) -> list[tuple[int, ..
     return chosen
 
 
-def _repair(
+def _complete(
     ctx: Context,
     table: TypeTable,
     U: list[int],
@@ -122,6 +107,7 @@ def _repair(
     objective: Objective,
     deadline: float,
     heads_max: int | None = None,
+    cost_max: int | None = None,
 ) -> dict[int, int] | None:
     """A covering design containing `counts`: add the scenarios it misses and re-solve with
     `counts` as lower bounds (a small program), until it covers. Improves the incumbent
@@ -129,7 +115,7 @@ def _repair(
     X = dict(counts)
     keys = list(active)
     seen = set(keys)
-    for _ in range(REPAIR_ROUNDS):
+    for _ in range(COMPLETE_ROUNDS):
         if time.perf_counter() >= deadline or ctx.out_of_work():
             return None
         try:
@@ -142,7 +128,7 @@ def _repair(
             if key not in seen:
                 seen.add(key)
                 keys.append(key)
-        prog = build(table, U, keys, objective, lower=X, heads_max=heads_max)
+        prog = build(table, U, keys, objective, lower=X, heads_max=heads_max, cost_max=cost_max)
         sol = ctx.solve(prog.model, deadline)
         if sol.values is None:
             return None
@@ -161,8 +147,9 @@ def lazy(
     stage: str,
     heads_eq: int | None = None,
     cutoff: int | None = None,
-    repair: bool = False,
+    complete: bool = False,
     heads_max: int | None = None,
+    cost_max: int | None = None,
 ) -> Stage:
     """Solve, separate, add violated scenarios to `active` (in place), repeat."""
 
@@ -188,12 +175,12 @@ def lazy(
             stopped = "work_limit"
             break
         rounds += 1
-        prog = build(table, U, active, objective, heads_eq, cutoff, heads_max=heads_max)
+        prog = build(table, U, active, objective, heads_eq, cutoff, heads_max=heads_max, cost_max=cost_max)
         start = hint(prog, table, active, best) if best is not None else None
         ctx.report(stage=stage, round=rounds, scenarios=len(active), bound=params(bound), incumbent=params(best_obj))
         sol = ctx.solve(prog.model, deadline, start)
         if sol.stopped is not None:
-            stopped = {"time": "time_limit", "work": "work_limit"}[sol.stopped]
+            stopped = {"time": "time_limit", "work": "work_limit", "error": "solver_error"}[sol.stopped]
         if sol.status == "infeasible":
             if best is not None and (cutoff is None or best_obj <= cutoff):
                 # nothing beats the incumbent on these scenarios: it is optimal
@@ -219,19 +206,19 @@ def lazy(
                 return Stage("optimal", best, best_obj, float(best_obj), rounds)
             break
         if sol.status == "optimal":
-            candidate = counts  # the relaxation's optimum: the repair's starting point
+            candidate = counts  # the relaxation's optimum: the completion's starting point
         if sol.status != "optimal":
             break
         for key in _pick(violated, ctx.space.values, ROUND_ADD):
             if key not in active_set:
                 active_set.add(key)
                 active.append(key)
-    if repair and candidate is not None and (best_obj is None or value(candidate) < best_obj) and bound < (best_obj or math.inf):
-        # the time limit stopped the search: repair the last relaxation's optimum into a
-        # covering design (a few small programs, at most REPAIR_GRACE_S past the deadline)
+    if complete and candidate is not None and (best_obj is None or value(candidate) < best_obj) and bound < (best_obj or math.inf):
+        # the time limit stopped the search: complete the last relaxation's optimum into a
+        # covering design (a few small programs, at most COMPLETE_GRACE_S past the deadline)
         ctx.report(stage="repair", round=rounds, scenarios=len(active), bound=params(bound), incumbent=params(best_obj))
-        grace = min(REPAIR_GRACE_S, 0.2 * ctx.time_limit)
-        fixed = _repair(ctx, table, U, candidate, active, objective, min(max(deadline, time.perf_counter()) + grace, ctx.hard_end), heads_max)
+        grace = min(COMPLETE_GRACE_S, 0.2 * ctx.budget.time_limit)
+        fixed = _complete(ctx, table, U, candidate, active, objective, min(max(deadline, time.perf_counter()) + grace, ctx.budget.hard_end), heads_max, cost_max)
         if fixed is not None and (best_obj is None or value(fixed) < best_obj):
             best, best_obj = fixed, value(fixed)
     if best is None:

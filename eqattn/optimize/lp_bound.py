@@ -1,5 +1,5 @@
 """The LP bound: the linear relaxation of the optimiser's program over *every* orbit type,
-by column generation (issue 9; docs/theory-scale.md O11).
+by column generation (docs/theory-scale.md O11).
 
 The program of a round (program.py) over a scenario set `S` and all types `t = (K', W)`,
 `0 < W ≤ V|K'`, is a relaxation of the covering problem (Lemma O1), so its linear relaxation
@@ -40,11 +40,12 @@ from ..attention import Problem
 from ..attention.assignment import Demand
 from ..attention.hosting import Hosting
 from . import solver
-from .types import Slot, box, host_slots
+from .hosts import Slot, box, host_slots
 
 MAX_ROUNDS = 200  # column-generation rounds in one call (quick and exact pricing rounds)
 QUICK_COLUMNS = 3  # columns added per subgroup by one quick pricing round
-PRICE_TIME = 20.0  # seconds per pricing program at most
+PRICE_TIME = 20.0  # seconds per pricing program at most ...
+PRICE_NODES = 2000  # ... or, under a work limit (deterministic), branch-and-bound nodes
 PRICE_ENUMERATE = 5000  # types on a subgroup up to which pricing enumerates them instead of solving a program
 EPS = 1e-7  # a pricing profit at most this is "no improving type"
 SHORT_EPS = 1e-6  # a shortfall at most this is "the key is met"
@@ -83,6 +84,7 @@ class LPBound:
     certificate: Certificate | None
     active: tuple[int, ...] = ()  # positions of the keys with a positive dual in the last master (the next call's start)
     solution: tuple[tuple[Column, float], ...] = ()  # (type, n_t > 0) of the last master's optimum (a fractional design)
+    work: int = 0  # simplex iterations and pricing nodes the call used
 
 
 def _unit_cost(slot: Slot) -> np.ndarray:
@@ -125,7 +127,7 @@ def _entries(col: Column, slots: _Slots, values: Sequence[Demand], key: tuple[in
 
 def _unmet(
     support: Sequence[tuple[Column, float]], outside: Sequence[int], keys: Sequence[tuple[int, ...]], values: Sequence[Demand],
-    entries, threads: int | None, time_limit: float,  # noqa: ANN001 - callable (column, key position) -> entries
+    entries, threads: int | None, time_limit: float, spent: list[int] | None = None,  # noqa: ANN001 - entries: (column, key) -> rows
 ) -> list[tuple[float, int]] | None:
     """(shortfall, position) of the keys at `outside` that the fractional design `support`
     ((type, n_t) with n_t > 0) does not meet: the least total shortfall `Σ z` of
@@ -163,6 +165,8 @@ def _unmet(
     if not cost:
         return []
     sol = solver.solve_linear(cost, [0.0] * len(cost), [np.inf] * len(cost), rows, time_limit=time_limit, threads=threads)
+    if spent is not None:
+        spent[0] += sol.work
     if sol.status != "optimal":
         return None
     short = [(float(sol.values[a:b].sum()), s) for s, a, b in zs]
@@ -200,7 +204,7 @@ def _pi(sub: int, Ws: np.ndarray, slots: _Slots, values: Sequence[Demand], keys:
 
 def _price(
     sub: int, slots: _Slots, values: Sequence[Demand], keys: Sequence[tuple[int, ...]], mu: dict, lam: float,
-    max_head_dim: int | None, time_limit: float, threads: int | None,
+    max_head_dim: int | None, time_limit: float, threads: int | None, spent: list[int] | None = None, node_limit: int | None = None,
 ) -> tuple[float, tuple[int, ...] | None]:
     """max over W ≤ V|K' of π(W) - c(W) - [G:K'] λ (an upper bound of it when the program
     stops early), and the best W found (None if none has positive profit). Over at most
@@ -255,7 +259,9 @@ def _price(
         if len(xs) > 1:
             rows.append((xs, [1.0] * len(xs), -np.inf, 1.0))  # one demand and coset per scenario
     heads = ref.K.index
-    sol = solver.solve_linear(cost, lb, ub, rows, integer, maximize=True, time_limit=time_limit, threads=threads)
+    sol = solver.solve_linear(cost, lb, ub, rows, integer, maximize=True, time_limit=time_limit, threads=threads, node_limit=node_limit)
+    if spent is not None:
+        spent[0] += sol.work
     if sol.status == "infeasible":  # (W = 0 is always feasible)
         raise RuntimeError("internal error: a pricing program is infeasible")
     upper = sol.bound - heads * lam
@@ -278,6 +284,7 @@ def lp_bound(
     max_rounds: int = MAX_ROUNDS,
     candidates: Iterable[Column] = (),
     active: Iterable[int] = (),
+    work_limit: int | None = None,
 ) -> LPBound:
     """The LP bound over the scenario keys (demand ids into `values`, D = 0 demands left out)
     and all types within the compute constraints, by column generation from `start`.
@@ -286,7 +293,10 @@ def lp_bound(
     (row generation, `_unmet`). Any working set gives a valid bound (fewer scenarios, a
     relaxation); when every key is met and no type prices out, it is the LP optimum over all
     keys. Stops there, after `max_rounds`, or at the deadline; the bound returned is the
-    best certified one of the rounds. `candidates`: types tried by the quick pricing
+    best certified one of the rounds. With `work_limit` (simplex iterations plus pricing
+    nodes) the call is deterministic: pricing programs stop at PRICE_NODES nodes instead of
+    PRICE_TIME seconds, and the call at the work limit (the deadline stops it only when it
+    stops the whole run); `LPBound.work` is what it used. `candidates`: types tried by the quick pricing
     (profits computed directly) before the pricing programs are asked."""
     keys = [tuple(k) for k in keys]
     slots = _Slots(problem, h, values, keys, max_heads)
@@ -329,7 +339,8 @@ def lp_bound(
     support: tuple[Column, ...] = ()
     solution: tuple[tuple[Column, float], ...] = ()
     used: tuple[int, ...] = ()
-    while rounds < max_rounds and time.perf_counter() < deadline:
+    spent = [0]
+    while rounds < max_rounds and time.perf_counter() < deadline and (work_limit is None or spent[0] < work_limit):
         rounds += 1
         # ---- the master LP over `cols` and the working keys (a costly slack per supply row: always feasible)
         wkeys = [keys[s] for s in work]
@@ -369,6 +380,7 @@ def lp_bound(
         if left <= 0:
             break
         sol = solver.solve_linear(cost, [0.0] * len(cost), [np.inf] * len(cost), rows, time_limit=left, threads=threads)
+        spent[0] += sol.work
         if sol.status != "optimal" or sol.row_duals is None:
             break
         duals = sol.row_duals
@@ -396,7 +408,7 @@ def lp_bound(
         outside = [s for s in demanding if s not in inside]
         if outside:
             fractional = [(c, float(sol.values[n])) for c, n in zip(cols, nvar) if sol.values[n] > 1e-9]
-            short = _unmet(fractional, outside, keys, values, entries, threads, max(deadline - time.perf_counter(), 0.01))
+            short = _unmet(fractional, outside, keys, values, entries, threads, max(deadline - time.perf_counter(), 0.01), spent)
             if short is None:
                 break
             if short:
@@ -419,7 +431,10 @@ def lp_bound(
             if left <= 0:
                 priced = False
                 break
-            upper, W = _price(sub, slots, values, wkeys, mu, lam, max_head_dim, min(PRICE_TIME, left), threads)
+            upper, W = _price(
+                sub, slots, values, wkeys, mu, lam, max_head_dim, left if work_limit is not None else min(PRICE_TIME, left), threads,
+                spent, PRICE_NODES if work_limit is not None else None,
+            )
             if not math.isfinite(upper):
                 priced = False
                 break
@@ -440,5 +455,5 @@ def lp_bound(
         if new == 0:
             break
     if best is None:
-        return LPBound(0, 0.0, False, rounds, tuple(cols), support, None, used, solution)
-    return LPBound(best.units, best.value, best.converged, rounds, tuple(cols), support, best.certificate, used, solution)
+        return LPBound(0, 0.0, False, rounds, tuple(cols), support, None, used, solution, spent[0])
+    return LPBound(best.units, best.value, best.converged, rounds, tuple(cols), support, best.certificate, used, solution, spent[0])

@@ -1,5 +1,5 @@
 """Multiples of a smaller problem: what a search over `H / k` heads hands to the search over
-`H` heads (issue 9; docs/theory-scale.md O16).
+`H` heads (docs/theory-scale.md O16).
 
 For `H = k · H1`, every clustering `C` of `(G, V, H1, d)` repeated `k` times is a clustering
 of `(G, V, H, d)` (the options of an orbit `(K, n)` depend on `K`, `n`, `d` and `V` only), so

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import LimitError
 from . import solver
-from .types import OrbitType, TypeTable
+from .head_types import HeadType, TypeTable
 
 
 @dataclass
@@ -32,7 +32,7 @@ class Objective:
 
     weight: int  # 0: cost only
 
-    def coef(self, t: OrbitType) -> int:
+    def coef(self, t: HeadType) -> int:
         return t.units if self.weight == 0 else t.units * self.weight + t.heads
 
     def units(self, value: float) -> float:
@@ -53,6 +53,7 @@ def build(
     heads_max: int | None = None,
     multisets: int | None = None,
     max_vars: int | None = None,
+    cost_max: int | None = None,
 ) -> Program:
     """`max_vars`: a `LimitError` when the program would have more variables (a memory bound).
     `multisets`: only designs with `Π_t (n_t + 1) ≤ multisets` (the symbolic checker's
@@ -83,6 +84,8 @@ def build(
         m.add_row(n, [t.heads for t in types], lo=heads_eq, hi=heads_eq)
     if heads_max is not None:
         m.add_row(n, [t.heads for t in types], hi=heads_max)
+    if cost_max is not None:  # attention cost Σ n_t [G:K'_t] dim W_t (theory-scale O19)
+        m.add_row(n, [t.heads * t.dim for t in types], hi=cost_max)
     if cutoff is not None:
         m.add_row(n, [objective.coef(t) for t in types], hi=cutoff)
     for si, key in enumerate(keys):

@@ -100,8 +100,7 @@ def counterexamples(design: Design, failing: list[Clustering], deadline: float) 
     score counts how many of them a raised design still fails. None past the checker's
     limits."""
     try:
-        chk = SymbolicChecker(design.problem, design)
-        chk.shortfalls = False
+        chk = SymbolicChecker(design.problem, design, shortfalls=False)
         found = []
         for c in failing[:POOL]:
             if time.perf_counter() > deadline:

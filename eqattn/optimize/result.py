@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from ..attention import Design, DesignOrbit, Problem
 from ..attention.clusterings import count_clusterings
 from ..reps import Rep
-from .types import TypeTable
+from .limits import attention_cost
+from .head_types import TypeTable
 
 
 @dataclass
@@ -48,6 +49,10 @@ class OptimizeResult:
     work: int = 0  # solver nodes used (what the work limit counts)
     max_heads: int | None = None
     max_head_dim: int | None = None
+    max_cost: int | None = None
+    objective: str = "params"
+    reason: str | None = None  # one plain line: why it is infeasible (the certificate) or what stopped it short of a proof
+    attention_cost_lower_bound: int = 0  # every design within the limits has at least this attention cost (theory-scale O19)
 
     @property
     def gap(self) -> float | None:
@@ -95,7 +100,12 @@ class OptimizeResult:
             "max_head_dim": max(self.head_dims, default=0),
             "attention_cost": self.attention_cost,
             "vanilla_attention_cost": p.heads * p.head_dim,
-            "constraints": {"max_heads": self.max_heads, "max_head_dim": self.max_head_dim},
+            # (max_cost only when set: the two head limits are always there)
+            "constraints": {"max_heads": self.max_heads, "max_head_dim": self.max_head_dim,
+                            **({} if self.max_cost is None else {"max_cost": self.max_cost})},
+            "objective": self.objective,
+            "reason": self.reason,
+            "attention_cost_lower_bound": self.attention_cost_lower_bound,
             "orbits": dj["orbits"],
             "constrained_vanilla_possible": None if c is None else c.possible,
             "constrained_vanilla_status": None if c is None else c.status,
@@ -113,13 +123,6 @@ class OptimizeResult:
                 "numeric_worst_rel_error": self.numeric_rel_error,
             },
         }
-
-
-def attention_cost(design: Design) -> int:
-    """Σ_i [G:K_i] dim W_i: the heads times their dimension, the size of the attention
-    computation (score and mixing work per token pair; the vanilla layer has H d).
-    Example: the regular design (H orbits (C1, d trivial)) has cost |G| H d."""
-    return sum(o.heads * o.head_dim for o in design.orbits)
 
 
 def to_design(problem: Problem, table: TypeTable, counts: dict[int, int]) -> Design:

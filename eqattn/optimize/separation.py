@@ -35,6 +35,8 @@ from ..attention.assignment import AssignmentSearch, Candidate, Demand
 from ..attention.clusterings import Clustering, clusterings, count_scenarios
 from ..attention.dominance import RequirementDominance
 from ..attention.options import Option, option_table
+from ..attention.enumerated import zero_pool
+from .catalogue import DemandCatalogue
 
 MAX_SEPARATION_SCENARIOS = 200000  # reduced scenarios checked in one separation pass
 
@@ -45,8 +47,8 @@ class ScenarioSpace:
     def __init__(self, problem: Problem) -> None:
         self.problem = problem
         self.clusterings: tuple[Clustering, ...] = clusterings(problem)
-        self.values: list[Demand] = []  # interned demand values; a value's id is its position
-        self._vid: dict[tuple, int] = {}
+        self.catalogue = DemandCatalogue(problem)
+        self.values: list[Demand] = self.catalogue.values  # interned demand values; a value's id is its position
         self.table = option_table(problem)
         top = problem.group.subgroup_classes[-1]
         self.top = top
@@ -77,13 +79,7 @@ class ScenarioSpace:
         return any(p is not None for cs in self.contrib.values() for _, p in cs)
 
     def intern(self, kbar: int, P: Rep, D: Rep, pool: bool) -> int:
-        k = (pool, kbar, P.mults, D.mults)
-        i = self._vid.get(k)
-        if i is None:
-            i = len(self.values)
-            self._vid[k] = i
-            self.values.append(Demand(kbar, P, D, (), pool))
-        return i
+        return self.catalogue.intern(Demand(kbar, P, D, (), pool))
 
     def raw_count(self) -> int:
         """Scenarios over all clusterings before any reduction."""
@@ -97,7 +93,7 @@ class ScenarioSpace:
             ids.extend(d_ids)
             pool += p
         if pool.any():
-            D0 = Rep(self.top, tuple(int(x) for x in np.minimum(pool, self.Vm)))
+            D0 = zero_pool(self.problem, pool)
             ids.append(self.intern(self.top.id, self.zero_top, D0, True))
         return tuple(sorted(ids))
 
@@ -111,7 +107,7 @@ class ScenarioSpace:
         return self.key(parts)
 
     def id_of(self, d: Demand) -> int:
-        return self._vid[d.value()]
+        return self.catalogue.id_of(d)
 
     def initial_keys(self) -> list[tuple[int, ...]]:
         """Per clustering, the scenario whose orbits all take their largest option."""

@@ -1,8 +1,11 @@
 """A small integer linear program with integer data, and the solver adapter: HiGHS (highspy).
 
-The optimiser (program.py) builds one `Model` per solve; `solve` returns the status, the
-objective of the best solution, the solver's proven bound and the solution. Every variable
-is integer with finite bounds and every coefficient is an integer.
+The optimiser (program.py) builds one `Model` per solve: every variable of a `Model` is
+integer with finite bounds and every coefficient an integer; `solve` returns the status,
+the objective of the best solution, the solver's proven bound and the solution. The LP
+bound (lp_bound.py) needs real data and continuous variables: `solve_linear`. A solver
+failure is an answer too (status "unknown", no bound, `reason` says what failed), never an
+exception.
 
     >>> m = Model(); x = m.add_var(0, 5, 1); m.add_row([x], [2], lo=3)
     >>> solve(m).objective
@@ -18,6 +21,8 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from ..memo import PROCESS
 
 BACKENDS = ("highs",)
 DEFAULT_BACKEND = "highs"
@@ -76,22 +81,23 @@ class Solution:
     time_s: float
     backend: str
     nodes: int = 0  # branch-and-bound nodes the solver explored (the work a work limit counts)
-    stopped: str | None = None  # "time" | "work" when that limit stopped the solver before a proof
+    stopped: str | None = None  # "time" | "work" when that limit stopped the solver before a proof; "error": the solver failed
+    reason: str | None = None  # one line when the solver failed (status "unknown", no bound)
+    work: int = 0  # simplex iterations plus branch-and-bound nodes (deterministic)
 
 
 # ----- HiGHS ---------------------------------------------------------------------------------
 _HIGHS_LOCK = threading.Lock()
-_HIGHS_BANNER_DONE = False
 
 
 def _new_highs():  # noqa: ANN202
     """A silent Highs object. HiGHS prints a banner to fd 1 when the first one is built;
-    that would corrupt `--json` output, so the first construction runs with fd 1 muted."""
-    global _HIGHS_BANNER_DONE
+    that would corrupt `--json` output, so the first construction runs with fd 1 muted
+    (recorded in `memo.PROCESS`)."""
     import highspy
 
     with _HIGHS_LOCK:
-        if not _HIGHS_BANNER_DONE:
+        if PROCESS.find("highs_banner_done") is None:
             try:
                 sys.stdout.flush()
             except Exception:  # noqa: BLE001 - stdout may be closed or replaced
@@ -105,24 +111,20 @@ def _new_highs():  # noqa: ANN202
                 os.dup2(saved, 1)
                 os.close(saved)
                 os.close(null)
-            _HIGHS_BANNER_DONE = True
+            PROCESS.get("highs_banner_done", lambda: True)
         else:
             h = highspy.Highs()
     h.setOptionValue("output_flag", False)
     return h
 
 
-_POOL_THREADS: list[int] = []  # the thread count HiGHS' process-wide scheduler started with (0: its default)
-
-
 def _pool_threads(threads: int | None) -> int:
     """The `threads` option to pass: HiGHS starts one scheduler per process at its first run
     and refuses (run status error) a later run asking for another count, so the first count
-    asked for is kept (a thread count is a speed setting, not part of the answer)."""
+    asked for is kept in `memo.PROCESS` (a thread count is a speed setting, not part of the
+    answer; 0: HiGHS' default)."""
     with _HIGHS_LOCK:
-        if not _POOL_THREADS:
-            _POOL_THREADS.append(int(threads or 0))
-        return _POOL_THREADS[0]
+        return PROCESS.get("highs_pool_threads", lambda: int(threads or 0))
 
 
 def _configured_highs(threads: int | None, time_limit: float | None):  # noqa: ANN202 - highspy.Highs
@@ -169,6 +171,11 @@ def _highs_lp(cost, lb, ub, rows, integer: list[bool], maximize: bool = False): 
     return lp
 
 
+def _failed(reason: str, t0: float) -> Solution:
+    """A solver failure as an answer: status unknown, no bound, no solution, and the reason."""
+    return Solution("unknown", None, -float("inf"), None, time.perf_counter() - t0, "highs", 1, "error", reason)
+
+
 def _solve_highs(
     m: Model, time_limit: float | None, hint: np.ndarray | None, threads: int | None, node_limit: int | None = None
 ) -> Solution:
@@ -191,7 +198,7 @@ def _solve_highs(
         h.setSolution(n, np.arange(n, dtype=np.int32), np.asarray(hint, dtype=float))
     h.setOptionValue("presolve", "off")
     if h.run() == highspy.HighsStatus.kError:
-        raise RuntimeError(f"HiGHS failed on a program of {n} variables and {len(m.rows)} rows (model status {h.getModelStatus()})")
+        return _failed(f"HiGHS failed on a program of {n} variables and {len(m.rows)} rows ({h.modelStatusToString(h.getModelStatus())})", t0)
     st = h.getModelStatus()
     info = h.getInfo()
     S = highspy.HighsModelStatus
@@ -200,7 +207,7 @@ def _solve_highs(
     obj = m.value(values) if values is not None else None
     if values is not None and (abs(obj - info.objective_function_value) > 1e-6 * max(1.0, abs(obj)) or not m.satisfied(values)):
         # (seen with presolve on and a user solution in 1.16: status optimal, objective 0)
-        raise RuntimeError("HiGHS returned a solution inconsistent with the model")
+        return _failed(f"HiGHS returned a solution inconsistent with a program of {n} variables and {len(m.rows)} rows", t0)
     if st == S.kOptimal:
         status, bound = "optimal", float(obj)
     elif st == S.kInfeasible:
@@ -253,6 +260,8 @@ class LinearSolution:
     bound: float
     values: np.ndarray | None
     row_duals: np.ndarray | None
+    reason: str | None = None  # one line when the solver failed (status "unknown", no bound)
+    work: int = 0  # simplex iterations plus branch-and-bound nodes (deterministic)
 
 
 def solve_linear(
@@ -264,6 +273,7 @@ def solve_linear(
     maximize: bool = False,
     time_limit: float | None = None,
     threads: int | None = None,
+    node_limit: int | None = None,
 ) -> LinearSolution:
     """A linear (or mixed-integer, where `integer` says) program with real data, by HiGHS:
     the LP bound of the optimiser (lp_bound.py) needs row duals and real coefficients.
@@ -280,9 +290,12 @@ def solve_linear(
     if any(integer):  # the proven bound is what callers use: no relative gap tolerance
         h.setOptionValue("mip_rel_gap", 0.0)
         h.setOptionValue("mip_abs_gap", 1e-7)
+        if node_limit is not None:
+            h.setOptionValue("mip_max_nodes", max(int(node_limit), 1))
     h.passModel(_highs_lp(cost, lb, ub, rows, integer, maximize))
+    worst = float("inf") if maximize else -float("inf")
     if h.run() == highspy.HighsStatus.kError:
-        raise RuntimeError(f"HiGHS failed on a program of {n} variables and {len(rows)} rows")
+        return LinearSolution("unknown", None, worst, None, None, f"HiGHS failed on a program of {n} variables and {len(rows)} rows")
     st = h.getModelStatus()
     info = h.getInfo()
     S = highspy.HighsModelStatus
@@ -291,7 +304,6 @@ def solve_linear(
     values = np.asarray(sol.col_value, dtype=float) if has_sol else None
     obj = float(info.objective_function_value) if has_sol else None
     mip = any(integer)
-    worst = float("inf") if maximize else -float("inf")
     if st == S.kOptimal:
         status, bound = "optimal", obj
         if mip and np.isfinite(info.mip_dual_bound):
@@ -302,4 +314,5 @@ def solve_linear(
         status = "feasible" if values is not None else "unknown"
         bound = float(info.mip_dual_bound) if mip and np.isfinite(info.mip_dual_bound) else worst
     duals = np.asarray(sol.row_dual, dtype=float) if (not mip and status == "optimal" and sol.dual_valid) else None
-    return LinearSolution(status, obj, bound, values, duals)
+    work = max(0, int(info.simplex_iteration_count)) + (max(0, int(info.mip_node_count)) if mip else 0)
+    return LinearSolution(status, obj, bound, values, duals, None, work)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..groups import FiniteGroup
+from .element_words import coset_action, element_words, irrep_words, subgroup_words
 from .irreps import irreps_of
 
 
@@ -10,15 +11,31 @@ def _irreps_json(sub, with_characters: bool = False) -> list[dict]:  # noqa: ANN
     irr = irreps_of(sub)
     G = sub.group
     out = []
+    K = sub.elements
     for i, lab in enumerate(irr.labels):
-        item = {"label": lab, "dim": int(irr.dims[i]), "type": irr.types[i]}
+        item = {"label": lab, "dim": int(irr.dims[i]), "type": irr.types[i],
+                "description": irrep_words(irr.chars[i, K], int(irr.dims[i]), irr.types[i], int(sub.order), sub.std.family, lab)}
         if with_characters:
             item["character"] = [round(float(irr.chars[i, c[0]]), 6) + 0.0 for c in G.conjugacy_classes]
         out.append(item)
     return out
 
 
+def _class_generators(K) -> list[int]:  # noqa: ANN001
+    return [int(K.phi[int(s)]) for s in K.std.generators]
+
+
 def group_json(G: FiniteGroup) -> dict:
+    """What the page needs of G: classes, irreps (with characters and a description), presets,
+    G's generators in words, and per subgroup class K its irreps, what K is in words
+    (`description`), and how each generator of G permutes the cosets of K, the clusters of an
+    orbit G/K (`coset_action[s][i] = j`: generator s maps coset i to coset j; null when large).
+
+    >>> from eqattn.groups import get_group
+    >>> g = group_json(get_group("C4"))
+    >>> g["generators"][0]["description"], g["subgroups"][1]["description"], g["subgroups"][1]["coset_action"]
+    ('rotation by π/2', '{identity, rotation by π}', [[1, 0]])
+    """
     top = G.subgroup_classes[-1]
     presets = ["trivial", "regular"] + (["vector"] if G.matrices is not None else []) + ["perm:<subgroup>"]
     return {
@@ -27,6 +44,8 @@ def group_json(G: FiniteGroup) -> dict:
         "classes": [{"size": int(c.size), "order": int(G.element_orders[c[0]]), "rep": int(c[0])} for c in G.conjugacy_classes],
         "irreps": _irreps_json(top, with_characters=True),
         "presets": presets,
+        "generators": [{"letter": _LETTERS[i % 26], "index": int(g), "description": element_words(G, int(g))}
+                       for i, g in enumerate(G.generators)],
         "subgroups": [
             {
                 "id": c.id,
@@ -37,6 +56,8 @@ def group_json(G: FiniteGroup) -> dict:
                 "conjugates": c.size,
                 "normal": c.is_normal,
                 "irreps": _irreps_json(c),
+                "description": subgroup_words(G, c.elements, _class_generators(c)),
+                "coset_action": coset_action(G, c.elements),
             }
             for c in G.subgroup_classes
         ],
@@ -87,10 +108,13 @@ def element_cycles(G: FiniteGroup, g: int) -> str | None:
 
 
 def _element_json(G: FiniteGroup, g: int) -> dict:
-    out: dict = {"index": int(g), "word": element_word(G, g), "order": int(G.element_orders[int(g)])}
+    out: dict = {"index": int(g), "word": element_word(G, g), "order": int(G.element_orders[int(g)]),
+                 "description": element_words(G, int(g))}
     cyc = element_cycles(G, g)
     if cyc is not None:
         out["cycles"] = cyc
+    if G.matrices is not None and G.matrices.shape[1] <= 4:
+        out["matrix"] = [[round(float(x), 4) + 0.0 for x in row] for row in G.matrices[int(g)]]
     return out
 
 
@@ -168,6 +192,7 @@ def subgroup_inspector_json(G: FiniteGroup, cid: int) -> dict:
         "conjugates": K.size,
         "normal": K.is_normal,
         "is_whole_group": K.order == G.order,
+        "description": subgroup_words(G, K.elements, gens),
         "generators": [_element_json(G, g) for g in gens],
         "elements": [_element_json(G, int(g)) for g in K.elements] if listed else None,
         "normalizer": {"order": int(len(N)), "class": _class_of_set(G, N)},
@@ -178,3 +203,32 @@ def subgroup_inspector_json(G: FiniteGroup, cid: int) -> dict:
         },
         "character_table": character_table_json(K),
     }
+
+
+# ----------------------------------------------------------------------------- V restricted to K
+def restrictions_json(G: FiniteGroup, rep_text: str) -> dict:
+    """V|K for every subgroup class K of G (SPEC §3): the multiplicity m_τ(V|K) of each irrep τ
+    of K, and what one copy of τ in a head representation W of an orbit G/K costs:
+    4 · dim Hom_K(V|K, τ) = 4 · m_τ(V|K) · e_τ parameters and dim τ of head dimension. An irrep
+    τ absent from V|K adds head dimension for 0 parameters (it sees nothing of V).
+
+    >>> from eqattn.groups import get_group
+    >>> r = restrictions_json(get_group("C4"), "E1")
+    >>> c2 = r["subgroups"][1]
+    >>> c2["text"], [(x["label"], x["multiplicity"], x["params_per_copy"]) for x in c2["irreps"]]
+    ('2xB', [('A', 0, 0), ('B', 2, 8)])
+    """
+    from .rep import Rep, format_rep, parse_rep
+
+    V = parse_rep(rep_text, G.subgroup_classes[-1])
+    out = []
+    for K in G.subgroup_classes:
+        VK = V.restrict(K)
+        irr = irreps_of(K)
+        items = []
+        for i, lab in enumerate(irr.labels):
+            tau = Rep(K, tuple(int(j == i) for j in range(len(irr))))
+            items.append({"label": lab, "dim": int(irr.dims[i]), "multiplicity": int(VK.mults[i]),
+                          "params_per_copy": 4 * VK.hom_dim(tau)})
+        out.append({"id": int(K.id), "name": K.name, "text": format_rep(VK), "irreps": items})
+    return {"group": G.name, "rep": format_rep(V), "subgroups": out}

@@ -44,8 +44,8 @@ class HomExpansion(ExactBuffers):
         self.hom = hom
         self.p, self.rows, self.cols = int(hom.dim), int(hom.target.dim), int(hom.source.dim)
         ex = hom_triplets(hom)
-        self.register_buffer("param", torch.as_tensor(ex.param).to(device), persistent=False)
-        self.register_buffer("pos", torch.as_tensor(ex.pos).to(device), persistent=False)
+        self.register_index("param", ex.param, device)
+        self.register_index("pos", ex.pos, device)
         self.register_exact("vals", ex.vals, dtype, device, persistent=False)
 
     def forward(self, theta: torch.Tensor) -> torch.Tensor:

@@ -37,8 +37,8 @@ class BlockExpansion(ExactBuffers):
         self.dim_v, self.total = n, layout.total
         ex = base_expansion(realized)
         self.base_rows = sum(int(o.head_dim) for o in realized.orbits)
-        self.register_buffer("param", torch.as_tensor(ex.param).to(device), persistent=False)
-        self.register_buffer("pos", torch.as_tensor(ex.pos).to(device), persistent=False)
+        self.register_index("param", ex.param, device)
+        self.register_index("pos", ex.pos, device)
         self.register_exact("vals", ex.vals, dtype, device, persistent=False)
         self.blocks = tuple(realized.blocks)
         groups = coset_groups(realized)  # step 2: orbits grouped by their coset representatives
@@ -50,7 +50,7 @@ class BlockExpansion(ExactBuffers):
             src = np.concatenate([np.arange(r, r + w) for r, w, _ in members])
             # output order (a, member, r) -> layout rows
             dest = np.concatenate([rows_of[h + a] + np.arange(w) for a in range(len(reps)) for _, w, h in members])
-            self.register_buffer(f"src_{g}", torch.as_tensor(src).to(device), persistent=False)
+            self.register_index(f"src_{g}", src, device)
             dests.append(dest)
             trivial = all(np.array_equal(gm[a], np.eye(n)) for a in reps)
             if not trivial:  # rho(a) on each irrep block of V (the copies share it)
@@ -59,10 +59,13 @@ class BlockExpansion(ExactBuffers):
                         f"rho_{g}_{k}", gm[list(reps)][:, off : off + d, off : off + d], dtype, device, persistent=False
                     )
             self.groups.append((len(reps), trivial))
+        # emit the groups in the order of their rows in the layout (then no scatter is needed)
+        self.order = sorted(range(len(dests)), key=lambda g: int(dests[g].min()) if dests[g].size else 0)
+        dests = [dests[g] for g in self.order]
         dest_all = np.concatenate(dests) if dests else np.zeros(0, dtype=np.int64)
         #: the output rows are the layout's rows in order (no scatter needed)
         self.in_order = bool(np.array_equal(dest_all, np.arange(layout.total)))
-        self.register_buffer("dest", torch.as_tensor(dest_all).to(device), persistent=False)
+        self.register_index("dest", dest_all, device)
 
     def weights(self, theta: torch.Tensor) -> torch.Tensor:
         """``theta (4, P)`` (q, k, v, o coordinates of all orbits, concatenated)."""
@@ -78,9 +81,9 @@ class BlockExpansion(ExactBuffers):
             else:
                 X, r = b.shape[0], b.shape[1]
                 parts = []
-                for k, (off, m, d) in enumerate(self.blocks):
+                pieces_b = b.split([m * d for _, m, d in self.blocks], dim=-1)  # a split's backward is one cat
+                for k, ((off, m, d), x) in enumerate(zip(self.blocks, pieces_b)):
                     R = self._buffers[f"rho_{g}_{k}_w"]  # (index, d, d)
-                    x = b[..., off : off + m * d]
                     if d == 1:  # a sign (or 1) per coset
                         parts.append(x.unsqueeze(1) * R.view(1, index, 1, 1))
                         continue
@@ -91,6 +94,7 @@ class BlockExpansion(ExactBuffers):
             pieces.append(heads)
         if not pieces:
             return theta.new_zeros(theta.shape[0], self.total, n)
+        pieces = [pieces[g] for g in self.order]
         heads = pieces[0] if len(pieces) == 1 else torch.cat(pieces, dim=1)
         if self.in_order:
             return heads

@@ -4,16 +4,29 @@ A design's layer acts in eqattn's coordinates of V (block form in the irreps' st
 matrices). These adapters find, for a representation given by another library, the eqattn
 group, the representation in eqattn's notation, and the orthogonal change of basis ``Q``
 (:class:`eqattn.numeric.basis.BasisChange`); ``EquivariantAttention.from_design(design,
-basis=change)`` then acts on the other library's features directly::
+basis=change)`` then acts on the other library's features directly. escnn's regular
+representation of D4 twice (each copy holds E1 twice, so V has 4xE1)::
 
-    from escnn import group, gspaces, nn as enn
-    ft = enn.FieldType(gspaces.no_base_space(group.dihedral_group(4)), 2 * [group.dihedral_group(4).regular_representation])
-    G, V, change = from_escnn(ft)                       # D4, '2xA1 + 2xA2 + 2xB1 + 2xB2 + 2xE1', Q
-    prob = eqattn.Problem(G, V, heads=2, head_dim=2)
-    layer = EquivariantAttention.from_design(eqattn.optimal_design(prob), basis=change)
-    y = layer(x)                                        # x: (batch, tokens, ft.size), escnn's basis
+    >>> import torch, eqattn
+    >>> from eqattn.torch import EquivariantAttention
+    >>> from escnn import group, gspaces, nn as enn
+    >>> D4 = group.dihedral_group(4)
+    >>> ft = enn.FieldType(gspaces.no_base_space(D4), 2 * [D4.regular_representation])
+    >>> G, V, change = from_escnn(ft)
+    >>> G.name, str(V), change.Q.shape
+    ('D4', '2xA1 + 2xA2 + 2xB1 + 2xB2 + 4xE1', (16, 16))
+    >>> prob = eqattn.Problem(G, V, heads=2, head_dim=2)
+    >>> layer = EquivariantAttention.from_design(eqattn.optimal_design(prob), basis=change, dtype=torch.float64)
+    >>> x = torch.randn(3, 5, ft.size, dtype=torch.float64)       # (batch, tokens, ft.size), escnn's basis
+    >>> R = torch.as_tensor(ft.representation(D4.elements[3]), dtype=torch.float64)   # escnn's rho(g)
+    >>> torch.allclose(layer(x @ R.T), layer(x) @ R.T)
+    True
 
-    G, V, change = from_e3nn("8x0e + 8x1o", "Oh")       # e3nn's real spherical-harmonic basis on O_h
+and e3nn's real spherical-harmonic basis restricted to O_h::
+
+    >>> G, V, change = from_e3nn("8x0e + 8x1o", "Oh")
+    >>> G.name, str(V)
+    ('Oh', '8xA1g + 8xT1u')
 
 The transformer-block modules (:mod:`eqattn.torch.linear`, ``norm``, ``encoder``, ...) take
 the same changes as ``basis=``: :class:`Coordinates` carries a token row between the user's
@@ -55,6 +68,12 @@ def from_escnn(rep: Any) -> tuple[FiniteGroup, Rep, BasisChange]:
     or with one: only the fibre representation is used).
 
     ``change.matrices[g]`` is escnn's ``rho(g)``; ``rho_escnn(g) = Q rho_eqattn(g) Q^T``.
+
+    >>> from escnn import group
+    >>> C4 = group.cyclic_group(4)
+    >>> G, V, change = from_escnn(C4.regular_representation)
+    >>> G.name, str(V), change.error < 1e-10
+    ('C4', 'A + B + E1', True)
     """
     representation = rep.representation if hasattr(rep, "gspace") else rep  # FieldType -> its fibre rep
     group = getattr(representation, "group", None)
@@ -91,6 +110,12 @@ def to_escnn(G: FiniteGroup, V: Rep, gspace: Any = None) -> tuple[Any, BasisChan
     matched by character) and the change of basis: ``rho_escnn(g) = Q rho_eqattn(g) Q^T``.
 
     ``gspace`` defaults to ``escnn.gspaces.no_base_space(group)`` for escnn's C_N / D_N.
+
+    >>> import eqattn
+    >>> G = eqattn.group("C4")
+    >>> ft, change = to_escnn(G, eqattn.rep(G, "2xE1"))
+    >>> ft.size, change.error < 1e-10
+    (4, True)
     """
     from escnn import group as egroup
     from escnn import gspaces
@@ -128,6 +153,10 @@ def from_e3nn(irreps: Any, group: str | FiniteGroup = "Oh") -> tuple[FiniteGroup
 
     ``change.matrices[g] = irreps.D_from_matrix(R_g)``, e3nn's real basis (``1o`` in the order
     y, z, x); ``rho_e3nn(g) = Q rho_eqattn(g) Q^T``.
+
+    >>> G, V, change = from_e3nn("1o", "Oh")
+    >>> str(V), change.error < 1e-10
+    ('T1u', True)
     """
     import torch
     from e3nn import o3

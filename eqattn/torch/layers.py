@@ -15,9 +15,11 @@ Conventions (both layers)
   A query whose keys are all masked out gets what SDPA gives (zeros with torch 2.13 on CPU;
   other backends/versions may give NaN). Masks act on token pairs, not on V, so any mask
   keeps the layer equivariant. ``is_causal=True`` is the SDPA causal mask.
-* All heads (of every orbit) go through ONE batched SDPA call; heads narrower than the widest
-  are zero-padded (zero rows in ``W_Q, W_K, W_V`` and zero columns in ``W_O`` change neither
-  the scores nor the outputs).
+* Heads of one head dimension go through ONE batched SDPA call; uneven dimensions are bucketed
+  (:class:`eqattn.numeric.expansion.HeadLayout`: neighbouring dims are merged, padding to the
+  larger, while that costs less than another call). Zero rows in ``W_Q, W_K, W_V`` and zero
+  columns in ``W_O`` change neither the scores nor the outputs. A 4-D mask with one slice per
+  head (heads in orbit order) is cut per bucket.
 * dtypes float32 / float64 / bfloat16 (tested; float16 runs where SDPA supports it), CPU
   and CUDA. The bases of the equivariant layer are kept as float64 master buffers
   (persistent, in the ``state_dict``) plus working copies in the module dtype;
@@ -26,14 +28,21 @@ Conventions (both layers)
 
 Cost
 ----
-Each forward expands the coordinates into per-head weights (``theta @ basis``, then one
-product with the coset matrices per orbit), then runs one input projection, one SDPA call
-and one output projection, like ``nn.MultiheadAttention``. Consecutive identical orbits are
-expanded by one matmul. The realisation's basis of Hom_K(V, W) is replaced by a canonical
-orthonormal basis of the same space (:func:`canonical_basis`; ``canonical_basis=False``
-keeps the given one): for representations in block or permutation form it is very sparse and
-is then applied with ``index_add`` instead of a dense ``(p, dim W * n)`` matmul. With
-``torch.compile`` nothing changes in the math.
+A design from the catalog (:meth:`EquivariantAttention.from_design`) takes the *block path*:
+Hom_K(V, W) is held by its isotypic blocks (:class:`eqattn.numeric.isotypic.HomBlocks`) and
+each forward builds the per-head weights in two structured steps
+(:mod:`eqattn.numeric.expansion`): one sparse map from all coordinates to every orbit's
+``Wq_i`` (one gather and one ``index_add``), then ``rho(a)^T`` for the cosets by one small
+product per irrep block of V. Memory and time grow like ``dim V · Σ dim W``; no
+``(p, dim W, dim V)`` basis exists (the D4 96 x regular, H = 12, d = 64 optimum builds in
+seconds). In a user's basis (``rep_matrices=`` / ``basis=``) the input is rotated into the
+design's coordinates and the output back (two ``n x n`` products per call).
+
+Realisations given by explicit bases (:func:`eqattn.torch.realize_from_matrices`, or any object
+with dense ``hom_in``/``hom_out``/``cosets``) take the *dense path*: the basis is replaced by
+a canonical orthonormal basis of the same space (:func:`canonical_basis`; ``canonical_basis=False``
+keeps the given one), applied with ``index_add`` when sparse, and consecutive identical orbits
+are expanded by one matmul.
 
 ``torch.compile``
 -----------------
@@ -43,9 +52,7 @@ the first compile takes ~20 s on 2 CPU cores). The weight expansion is traced in
 
 from __future__ import annotations
 
-import json
 import math
-import os
 from typing import Any, Sequence
 
 import numpy as np
@@ -53,10 +60,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from eqattn.numeric.canonical import canonical_basis
-
 from eqattn.numeric.expansion import HeadLayout, coset_groups, group_head_order
 
+from .dense import _expand_run, _Orbit
+from .design_json import design_from_json
 from .exact import ExactBuffers
 from .expansion import BlockExpansion, BlockOrbit
 
@@ -64,8 +71,6 @@ __all__ = ["EquivariantAttention", "VanillaAttention"]
 
 #: relative residual above which a matrix is declared not to lie in the Hom space
 HOM_RESIDUAL_TOL = 1e-8
-#: a basis with at most this fraction of nonzero entries is expanded sparsely (index_add)
-SPARSE_MAX_DENSITY = 0.1
 def _attend(
     x: torch.Tensor,
     w_in: torch.Tensor,
@@ -97,8 +102,10 @@ def _attend(
         attn_mask = attn_mask.to(x.dtype)
     per_head = attn_mask is not None and attn_mask.dim() == 4 and attn_mask.shape[1] > 1
     outs = []
-    for i, (off, h, d) in enumerate(buckets):
-        part = qkv[..., off : off + h * d].reshape(B, N, 3, h, d).permute(2, 0, 3, 1, 4)
+    # split, not slices: the backward of a split is one cat (slices each fill a zero gradient)
+    parts = qkv.split([h * d for _, h, d in buckets], dim=-1) if len(buckets) > 1 else (qkv,)
+    for i, ((off, h, d), part) in enumerate(zip(buckets, parts)):
+        part = part.reshape(B, N, 3, h, d).permute(2, 0, 3, 1, 4)
         mask = attn_mask
         if per_head and mask is not None and bucket_heads is not None:
             mask = mask.index_select(1, bucket_heads[i])
@@ -114,123 +121,6 @@ def _check_factory(dtype: torch.dtype | None) -> torch.dtype:
     if not dtype.is_floating_point:
         raise TypeError(f"dtype must be a floating point type, got {dtype}")
     return dtype
-
-
-def _cached_canonical(basis: np.ndarray, cache: dict) -> np.ndarray:
-    key = (basis.shape, basis.tobytes())
-    if key not in cache:
-        cache[key] = canonical_basis(basis)
-    return cache[key]
-
-
-class _Orbit(ExactBuffers):
-    """One design orbit ``(K, W)``: parameters ``theta_q, theta_k, theta_v, theta_o`` (length p)."""
-
-    def __init__(
-        self, orbit: Any, dim_v: int, dtype: torch.dtype, device: Any, canonical: bool = True, cache: dict | None = None
-    ) -> None:
-        super().__init__()
-        w = int(orbit.head_dim)
-        cosets = np.asarray(orbit.cosets, dtype=np.float64)
-        hom_in = np.asarray(orbit.hom_in, dtype=np.float64)
-        hom_out = np.asarray(orbit.hom_out, dtype=np.float64)
-        if hom_in.size == 0:
-            hom_in = hom_in.reshape(0, w, dim_v)
-        if hom_out.size == 0:
-            hom_out = hom_out.reshape(0, dim_v, w)
-        if cosets.ndim != 3 or cosets.shape[1:] != (dim_v, dim_v) or cosets.shape[0] < 1:
-            raise ValueError(f"cosets must have shape (index, {dim_v}, {dim_v}), got {cosets.shape}")
-        if hom_in.ndim != 3 or hom_in.shape[1:] != (w, dim_v):
-            raise ValueError(f"hom_in must have shape (p, {w}, {dim_v}), got {hom_in.shape}")
-        if hom_out.shape != (hom_in.shape[0], dim_v, w):
-            raise ValueError(f"hom_out must have shape ({hom_in.shape[0]}, {dim_v}, {w}), got {hom_out.shape}")
-        self.head_dim = w
-        #: orthonormal basis (b, dim W) of W^K, the biases equivariance allows (multihead.py)
-        self.w_fixed_np = np.asarray(getattr(orbit, "w_fixed", np.zeros((0, w))), dtype=np.float64).reshape(-1, w)
-        self.index = cosets.shape[0]
-        self.p = hom_in.shape[0]
-        self.dim_v = dim_v
-        if canonical:
-            cache = {} if cache is None else cache
-            transposed = np.array_equal(hom_out, hom_in.transpose(0, 2, 1))
-            hom_in = _cached_canonical(hom_in, cache)
-            hom_out = hom_in.transpose(0, 2, 1).copy() if transposed else _cached_canonical(hom_out, cache)
-        #: squared Frobenius norms of the whole bases (reset_parameters; known before any device)
-        self.basis_norms = (float(np.square(hom_in).sum()), float(np.square(hom_out).sum()))
-        self.register_exact("cosets", cosets, dtype, device)
-        self.register_exact("hom_in", hom_in, dtype, device)
-        self.register_exact("hom_out", hom_out, dtype, device)
-        for name in ("theta_q", "theta_k", "theta_v", "theta_o"):
-            setattr(self, name, nn.Parameter(torch.zeros(self.p, dtype=dtype, device=device)))
-        for name in ("hom_in", "hom_out"):  # sparse form (rows, cols, values) of sparse bases
-            for part in ("_rows", "_cols", "_vals"):
-                self.register_buffer(name + part, None, persistent=False)
-        self._refresh_sparse()
-
-    def _refresh_working(self) -> None:
-        super()._refresh_working()
-        if "hom_in_vals" in self._buffers:
-            self._refresh_sparse()
-
-    def _refresh_sparse(self) -> None:
-        """Bases with at most SPARSE_MAX_DENSITY nonzeros are expanded by ``index_add``."""
-        for name in ("hom_in", "hom_out"):
-            master, work = self._buffers[name], self._buffers[name + "_w"]
-            rows = cols = vals = None
-            try:
-                flat = master.reshape(master.shape[0], master.shape[1] * master.shape[2])
-                nz = flat != 0
-                if flat.numel() and int(nz.sum()) <= SPARSE_MAX_DENSITY * flat.numel():
-                    rows, cols = nz.nonzero(as_tuple=True)
-                    vals = flat[rows, cols].to(dtype=work.dtype, device=work.device)
-                    rows, cols = rows.to(work.device), cols.to(work.device)
-            except (RuntimeError, NotImplementedError):  # e.g. meta tensors: stay dense
-                rows = cols = vals = None
-            self._buffers[name + "_rows"], self._buffers[name + "_cols"], self._buffers[name + "_vals"] = rows, cols, vals
-
-    def apply_basis(self, theta: torch.Tensor, name: str) -> torch.Tensor:
-        """``theta (r, p) -> (r, prod(basis.shape[1:]))``: ``sum_t theta[:, t] basis[t]`` flattened."""
-        vals = self._buffers[name + "_vals"]
-        work = self._buffers[name + "_w"]
-        size = work.shape[1] * work.shape[2]
-        if vals is None:
-            return theta @ work.reshape(self.p, size)
-        rows, cols = self._buffers[name + "_rows"], self._buffers[name + "_cols"]
-        return theta.new_zeros(theta.shape[0], size).index_add(1, cols, theta[:, rows] * vals)
-
-    def extra_repr(self) -> str:
-        return f"index={self.index}, head_dim={self.head_dim}, p={self.p}"
-
-    def same_basis(self, other: "_Orbit") -> bool:
-        """Same head dim and identical cosets / bases (so their expansions can be batched)."""
-        if (self.head_dim, self.cosets.shape, self.hom_in.shape) != (other.head_dim, other.cosets.shape, other.hom_in.shape):
-            return False
-        try:
-            return all(bool(torch.equal(getattr(self, b), getattr(other, b))) for b in ("cosets", "hom_in", "hom_out"))
-        except (RuntimeError, NotImplementedError):  # e.g. meta tensors
-            return False
-
-
-def _expand_run(run: Sequence[_Orbit], pad_to: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """Per-head weights of consecutive orbits sharing one basis, in orbit-then-coset order:
-    ``(3, c*index, pad_to, n)`` for q/k/v and ``(c*index, n, pad_to)`` for o.
-
-    One matmul per run: for ``c`` identical orbits the (possibly large) dense basis is read
-    once, not ``c`` times.
-    """
-    first = run[0]
-    n, w, m, c = first.dim_v, first.head_dim, first.index, len(run)
-    theta = torch.stack([t for o in run for t in (o.theta_q, o.theta_k, o.theta_v)])  # (3c, p)
-    base = first.apply_basis(theta, "hom_in").view(c, 3, w, n)  # Wq, Wk, Wv per orbit
-    # head at coset a: W_Q = Wq rho(a)^T  ->  [x, c, a, w, m] = sum_n Wq[c, x, w, n] rho(a)[m, n]
-    qkv = torch.einsum("cxwn,amn->xcawm", base, first.cosets_w).reshape(3, c * m, w, n)
-    theta_o = torch.stack([o.theta_o for o in run])  # (c, p)
-    wo = first.apply_basis(theta_o, "hom_out").view(c, 1, n, w)
-    o = torch.matmul(first.cosets_w, wo).reshape(c * m, n, w)  # W_O = rho(a) Wo
-    if pad_to > w:
-        qkv = F.pad(qkv, (0, 0, 0, pad_to - w))
-        o = F.pad(o, (0, pad_to - w))
-    return qkv, o
 
 
 class EquivariantAttention(ExactBuffers):
@@ -297,9 +187,12 @@ class EquivariantAttention(ExactBuffers):
         # orbit-order padded rows (h * head_dim + r) <-> layout rows
         padded = self.layout.padded_rows(self.head_dim)
         real = np.nonzero(padded >= 0)[0]
-        self.register_buffer("_layout_rows", torch.as_tensor(real).to(device), persistent=False)
-        self.register_buffer("_padded_rows", torch.as_tensor(padded[real]).to(device), persistent=False)
-        self._bucket_heads = [torch.as_tensor(_bucket_members(self.layout, i)).to(device) for i in range(len(self.buckets))]
+        self.register_index("_layout_rows", real, device)
+        self.register_index("_padded_rows", padded[real], device)
+        for i in range(len(self.buckets)):
+            self.register_index(f"_bucket_heads_{i}", _bucket_members(self.layout, i), device)
+        #: orthonormal basis (b, n) of V^G (user coordinates): the output biases equivariance allows
+        self.v_fixed_np = _invariant_vectors(G, getattr(realized, "blocks", None), orbits)
         change = _common_change(orbits) if self.block else None
         self.register_exact("basis_change", change if change is not None else np.zeros((0, 0)), dtype, device, persistent=False)
         self.has_change = change is not None
@@ -327,6 +220,11 @@ class EquivariantAttention(ExactBuffers):
         if hasattr(self, "_runs"):  # bases may have changed (load_state_dict)
             self._find_runs()
 
+    @property
+    def _bucket_heads(self) -> list[torch.Tensor]:
+        """Per bucket, its heads (orbit order), for per-head masks."""
+        return [self._buffers[f"_bucket_heads_{i}"] for i in range(len(self.buckets))]
+
     # ----- constructors ------------------------------------------------------------------
     @classmethod
     def from_design(
@@ -353,9 +251,17 @@ class EquivariantAttention(ExactBuffers):
         and ``group_action(g)`` returns ``rho_u(g)``. The bases are conjugated once, so a
         forward pass costs the same. Other keywords as for the constructor.
         """
+        from eqattn.attention import Design
+        from eqattn.errors import InputTypeError
         from eqattn.numeric import realize_design
-        from eqattn.numeric.basis import match_basis
+        from eqattn.numeric.basis import BasisChange, match_basis
 
+        if not isinstance(design, Design):
+            raise InputTypeError("design", f"an eqattn.Design (e.g. eqattn.optimal_design(problem)), got {type(design).__name__}")
+        if basis is not None and not isinstance(basis, BasisChange):
+            raise InputTypeError("basis", f"a BasisChange (eqattn.numeric.basis), got {type(basis).__name__}")
+        if kwargs.get("dtype") is not None and not isinstance(kwargs["dtype"], torch.dtype):
+            raise InputTypeError("dtype", f"a torch.dtype such as torch.float64, got {kwargs['dtype']!r}")
         problem = design.problem
         realized = realize_design(problem, design)
         if rep_matrices is not None and basis is not None:
@@ -483,6 +389,10 @@ class EquivariantAttention(ExactBuffers):
     # ----- group ---------------------------------------------------------------------------
     def group_action(self, g: int) -> torch.Tensor:
         """``rho(g)`` as a ``(dim V, dim V)`` tensor (module dtype and device), ``g in range(|G|)``."""
+        if isinstance(g, bool) or not isinstance(g, (int, np.integer)):
+            from eqattn.errors import InputTypeError
+
+            raise InputTypeError("g", f"a group element index, a whole number in range(0, {self.group_order}), got {g!r}")
         if not 0 <= int(g) < self.group_order:
             raise IndexError(f"group element {g} out of range(0, {self.group_order})")
         return self.group_matrices_w[int(g)].clone()
@@ -529,8 +439,8 @@ class EquivariantAttention(ExactBuffers):
         design's coordinates when :attr:`has_change` (the forward rotates its input instead)."""
         n = self.dim_v
         if self.block:
-            w = self._block_weights()
-            return w[:3], w[3].T
+            w_in, w_o = self._block_weights().split([3, 1])
+            return w_in, w_o[0].T
         qkv, wo = self._expanded()  # orbit order, padded to head_dim
         T = self.layout.total
         w_in = qkv.new_zeros(3, T, n).index_copy(
@@ -652,6 +562,21 @@ def _bucket_members(layout: HeadLayout, i: int) -> np.ndarray:
     return np.array(sorted(heads, key=lambda k: layout.row[k]), dtype=np.int64)
 
 
+def _invariant_vectors(G: np.ndarray, blocks: Any, orbits: Sequence[Any]) -> np.ndarray:
+    """V^G: in block form the copies of the trivial irrep (rotated by the user's change),
+    otherwise the image of the averaging projector."""
+    from eqattn.numeric.equivariant import fixed_vectors
+
+    n = G.shape[1]
+    if blocks is None or not orbits:
+        return fixed_vectors(G) if n else np.zeros((0, 0))
+    design = np.asarray(orbits[0].group_matrices)
+    cols = [off + k for off, m, d in blocks if d == 1 and np.allclose(design[:, off, off], 1.0, atol=1e-9) for k in range(m)]
+    basis = np.eye(n)[cols]
+    change = getattr(orbits[0], "change", None)
+    return basis if change is None else basis @ np.asarray(change).T
+
+
 def _common_change(orbits: Sequence[Any]) -> np.ndarray | None:
     """The user's change of basis U shared by every orbit (None: the design's coordinates)."""
     changes = [getattr(o, "change", None) for o in orbits]
@@ -703,36 +628,3 @@ def _coordinates(mat: Any, basis: np.ndarray, what: str) -> np.ndarray:
             f"{what} is not in the Hom space of its orbit (relative residual {resid / max(scale, 1e-300):.2e})"
         )
     return coef
-
-
-def design_from_json(obj: Any) -> tuple[Any, int | None]:
-    """``(design, stated parameter count or None)`` from a design JSON (see ``from_json``):
-    the problem from the top-level keys, the orbits by ``Design.from_json`` (an orbit's optional
-    ``"count": k`` repeats it)."""
-    from eqattn.attention import Design, Problem
-
-    data = _load_json(obj)
-    missing = [k for k in ("group", "rep", "heads", "head_dim") if k not in data]
-    if missing:
-        raise ValueError(f"design JSON lacks the top-level key(s) {missing}")
-    design_obj = data.get("design") if isinstance(data.get("design"), dict) else data
-    orbits = design_obj.get("orbits")
-    if not isinstance(orbits, list):
-        raise ValueError('design JSON has neither "design": {"orbits": [...]} nor "orbits": [...]')
-    expanded = [o for o in orbits for _ in range(int(o.get("count", 1)) if isinstance(o, dict) else 1)]
-    problem = Problem.create(data["group"], data["rep"], int(data["heads"]), int(data["head_dim"]))
-    design = Design.from_json(problem, {"orbits": expanded})
-    return design, design_obj.get("params", data.get("design_params"))
-
-
-def _load_json(obj: Any) -> dict:
-    if isinstance(obj, dict):
-        return obj
-    if isinstance(obj, (bytes, bytearray)):
-        obj = obj.decode()
-    if isinstance(obj, str) and obj.lstrip().startswith("{"):
-        return json.loads(obj)
-    if isinstance(obj, (str, os.PathLike)):
-        with open(obj, encoding="utf-8") as fh:
-            return json.load(fh)
-    raise TypeError(f"expected a dict, a JSON string or a path, got {type(obj).__name__}")

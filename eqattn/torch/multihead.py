@@ -8,9 +8,21 @@
 with ``batch_first`` as there (default False: ``(tokens, batch, dim V)``), unbatched inputs,
 cross-attention (``key``/``value`` of another length than ``query``), attention dropout, and
 the masks with ``nn.MultiheadAttention``'s meaning (bool ``True`` = NOT allowed to attend;
-float masks are added; ``key_padding_mask (batch, S)``; ``attn_mask (L, S)`` or
-``(batch * heads, L, S)``). ``embed_dim`` is ``dim V``; every head has the design's head
-dimension (narrower heads are zero-padded, which changes nothing).
+float masks are added; ``key_padding_mask (batch, S)``; ``attn_mask (L, S)``, ``(batch, L, S)``
+shared by all heads, or ``(batch * heads, L, S)`` per head), ``add_bias_kv``, ``add_zero_attn``,
+``reset_parameters()`` / ``_reset_parameters()``, construction on ``device="meta"``. It works as
+``self_attn`` of ``nn.TransformerEncoderLayer`` / ``nn.TransformerDecoderLayer`` in training and
+evaluation. ``embed_dim`` is ``dim V``; heads of one head dimension run in one batched attention
+call (narrower heads in a bucket are zero-padded, which changes nothing).
+
+Masks and equivariance: ``g`` permutes the heads of each orbit, so a mask shared by all heads
+(2-D, or ``(batch, L, S)``) keeps the layer equivariant for any mask (masks act on token
+pairs, not on V). A per-head mask ``(batch * heads, L, S)`` (heads in the order of
+:attr:`head_orbit`) keeps it equivariant when the heads of one orbit get the same mask.
+
+Fully masked query rows answer as in ``nn.MultiheadAttention`` (training mode): NaN with
+``need_weights=True`` (the softmax of a row of ``-inf``), the output bias with
+``need_weights=False`` (what ``scaled_dot_product_attention`` gives on the CPU).
 
 Differences from ``nn.MultiheadAttention``, all forced by SPEC §1 or equivariance:
 
@@ -23,8 +35,19 @@ Differences from ``nn.MultiheadAttention``, all forced by SPEC §1 or equivarian
   Their count is :attr:`num_bias_parameters` = ``3 * sum_i dim W_i^{K_i} + dim V^G``;
 * ``is_causal=True`` without ``attn_mask`` builds the causal mask (``nn.MultiheadAttention``
   requires the mask as well); with ``attn_mask`` it is a hint, as there;
-* ``add_bias_kv``, ``add_zero_attn``, ``kdim``, ``vdim`` are not offered (a learnt extra key or
-  zero token is not a G-equivariant feature of V).
+* ``add_bias_kv``: the extra key and value token has, in every head of an orbit ``(K, W)``, the
+  same learnt vector of ``W^K`` (``bias_k``, ``bias_v`` hold its coordinates), which keeps the
+  layer equivariant; ``add_zero_attn`` appends a zero key/value token (invariant anyway);
+* ``kdim`` / ``vdim`` must be ``dim V`` (or None): keys and values carry V (an integer alone
+  does not say how G acts on another space);
+* ``_qkv_same_embed_dim`` is False and ``in_proj_weight`` / ``in_proj_bias`` are None: the
+  projections are the design's, not one ``(3 E, E)`` matrix, so PyTorch's fused encoder fast
+  path (which reads them and scales by ``1/sqrt(head_dim)``) is declined and the layer is
+  called instead;
+* ``torch.jit.script`` is not supported: the weights are assembled by a design-specific
+  programme (per-irrep blocks, per-coset-group products, head buckets) held in Python
+  structures; use ``torch.compile`` (tested) or :meth:`to_multihead_attention` (a real
+  ``nn.MultiheadAttention``, scriptable) when the design's heads have one dimension and fill V.
 
 Equivariance: ``mha(q rho(g)^T, k rho(g)^T, v rho(g)^T)[0] = mha(q, k, v)[0] rho(g)^T`` and the
 attention weights are unchanged; masks act on token pairs, so any mask keeps it.
@@ -39,12 +62,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import math
+
 import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
-
-from eqattn.numeric.equivariant import fixed_vectors
 
 from .exact import ExactBuffers
 from .layers import EquivariantAttention
@@ -74,6 +97,10 @@ class EquivariantMultiheadAttention(ExactBuffers):
         dropout: float = 0.0,
         bias: bool = True,
         batch_first: bool = False,
+        add_bias_kv: bool = False,
+        add_zero_attn: bool = False,
+        kdim: int | None = None,
+        vdim: int | None = None,
         rep_matrices: Any = None,
         basis: Any = None,
         dtype: torch.dtype | None = None,
@@ -89,25 +116,79 @@ class EquivariantMultiheadAttention(ExactBuffers):
             )
         if not 0.0 <= float(dropout) < 1.0:
             raise ValueError(f"dropout must be in [0, 1), got {dropout}")
+        for name, value in (("kdim", kdim), ("vdim", vdim)):
+            if value is not None and int(value) != core.dim_v:
+                raise ValueError(
+                    f"{name} = {value}: keys and values must carry the representation V (dim {core.dim_v}); "
+                    f"an integer alone does not say how the group acts on another space"
+                )
         self.core = core
         self.embed_dim = core.dim_v
+        self.kdim = self.vdim = core.dim_v
         self.num_heads = core.heads
         self.head_dim = core.head_dim
         self.dropout = float(dropout)
         self.batch_first = bool(batch_first)
         self.has_bias = bool(bias)
+        self.add_zero_attn = bool(add_zero_attn)
+        #: PyTorch's fused paths need one (3E, E) projection with 1/sqrt(head_dim); ours is the design's
+        self._qkv_same_embed_dim = False
+        self.in_proj_weight = self.in_proj_bias = None
+        self.q_proj_weight = self.k_proj_weight = self.v_proj_weight = None
         w = core.group_matrices_w
         kw = {"dtype": w.dtype, "device": w.device}
         # fixed bases of the allowed biases (float64 masters as for the Hom bases)
         fixed_w = [o.w_fixed_np for o in core.orbits]
-        fixed_v = fixed_vectors(core.group_matrices.detach().cpu().double().numpy()) if bias else np.zeros((0, core.dim_v))
-        self.bias_dims = tuple(int(f.shape[0]) if bias else 0 for f in fixed_w)
+        fixed_v = core.v_fixed_np if bias else np.zeros((0, core.dim_v))
+        self.bias_dims = tuple(int(f.shape[0]) for f in fixed_w)
         self.register_exact("bias_out_basis", fixed_v, kw["dtype"], kw["device"])
         for i, f in enumerate(fixed_w):
-            self.register_exact(f"bias_in_basis_{i}", f if bias else np.zeros((0, f.shape[1])), kw["dtype"], kw["device"])
+            self.register_exact(f"bias_in_basis_{i}", f, kw["dtype"], kw["device"])
         nb = sum(self.bias_dims)
         self.bias_qkv = nn.Parameter(torch.zeros(3, nb, **kw)) if bias else None
         self.bias_out = nn.Parameter(torch.zeros(fixed_v.shape[0], **kw)) if bias else None
+        self.bias_k = nn.Parameter(torch.zeros(nb, **kw)) if add_bias_kv else None
+        self.bias_v = nn.Parameter(torch.zeros(nb, **kw)) if add_bias_kv else None
+        #: head h belongs to orbit head_orbit[h] (orbit order, then coset order)
+        self.head_orbit = tuple(i for i, o in enumerate(core.orbits) for _ in range(o.index))
+        # layout row -> entry of the concatenated per-orbit bias vectors (last entry: 0 for padding)
+        starts = np.cumsum([0] + [o.head_dim for o in core.orbits])
+        rows = np.full(core.layout.total, int(starts[-1]), dtype=np.int64)
+        for h, i in enumerate(self.head_orbit):
+            width = core.layout.widths[h]
+            if width:
+                rows[core.layout.row[h] : core.layout.row[h] + width] = starts[i] + np.arange(width)
+        self.register_index("_bias_rows", rows, kw["device"])
+        self._init_biases(generator)
+
+    @torch.no_grad()
+    def _init_biases(self, generator: torch.Generator | None = None) -> None:
+        """q/k/v and output biases zero (as ``nn.MultiheadAttention``), ``bias_k``/``bias_v``
+        normal with variance ``1 / embed_dim``."""
+        for p in (self.bias_qkv, self.bias_out):
+            if p is not None:
+                p.zero_()
+        for p in (self.bias_k, self.bias_v):
+            if p is not None:
+                noise = torch.randn(p.shape, generator=generator, dtype=torch.float64)
+                p.copy_(noise / math.sqrt(max(self.embed_dim, 1)))
+
+    def reset_parameters(self, generator: torch.Generator | None = None) -> None:
+        """Fresh random weights (:meth:`EquivariantAttention.reset_parameters`) and biases."""
+        self.core.reset_parameters(generator=generator)
+        self._init_biases(generator)
+
+    def _reset_parameters(self) -> None:
+        """``nn.MultiheadAttention``'s name for :meth:`reset_parameters`."""
+        self.reset_parameters()
+
+    def __prepare_scriptable__(self) -> "EquivariantMultiheadAttention":
+        raise RuntimeError(
+            "EquivariantMultiheadAttention cannot be scripted: its weights are assembled by a "
+            "design-specific programme held in Python structures. Use torch.compile, or "
+            "to_multihead_attention() for a real (scriptable) nn.MultiheadAttention when the "
+            "design's heads have one dimension and fill dim V."
+        )
 
     # ----- constructors ------------------------------------------------------------------------
     @classmethod
@@ -125,32 +206,77 @@ class EquivariantMultiheadAttention(ExactBuffers):
 
     @property
     def num_bias_parameters(self) -> int:
-        """``3 * sum_i dim W_i^{K_i} + dim V^G`` with ``bias=True``, else 0."""
-        if not self.has_bias:
-            return 0
-        return 3 * sum(self.bias_dims) + int(self.bias_out_basis.shape[0])
+        """``3 * sum_i dim W_i^{K_i} + dim V^G`` with ``bias=True`` (else 0), plus
+        ``2 * sum_i dim W_i^{K_i}`` with ``add_bias_kv``."""
+        out = 3 * sum(self.bias_dims) + int(self.bias_out_basis.shape[0]) if self.has_bias else 0
+        return out + (2 * sum(self.bias_dims) if self.bias_k is not None else 0)
 
     @property
     def num_parameters(self) -> int:
         """Weights and biases: ``sum(p.numel() for p in self.parameters())``."""
         return self.num_weight_parameters + self.num_bias_parameters
 
+    # ----- export --------------------------------------------------------------------------------
+    @torch.no_grad()
+    def to_multihead_attention(self) -> nn.MultiheadAttention:
+        """A real ``nn.MultiheadAttention`` computing the same function (a detached copy), when
+        the design's heads all have one head dimension d and ``H d = dim V``; ``W_Q`` and its
+        bias are scaled by ``sqrt(d)`` (PyTorch divides the scores by it). Dropout then draws a
+        mask per head (PyTorch's), not one shared by the heads; everything else is the same.
+        Raises ``ValueError`` saying why otherwise.
+        """
+        widths = sorted({o.head_dim for o in self.core.orbits})
+        H, n = self.num_heads, self.embed_dim
+        if len(widths) > 1:
+            raise ValueError(f"the design's heads have dimensions {widths}; nn.MultiheadAttention has one head dimension")
+        if H * self.head_dim != n:
+            raise ValueError(
+                f"the design's {H} heads of dimension {self.head_dim} fill {H * self.head_dim} of dim V = {n}; "
+                f"nn.MultiheadAttention needs num_heads * head_dim = embed_dim"
+            )
+        Wq, Wk, Wv, Wo = self.core.head_weights()
+        D = self.head_dim
+        w = Wq.new_empty(0)
+        ref = nn.MultiheadAttention(
+            n, H, dropout=self.dropout, bias=self.has_bias, add_bias_kv=self.bias_k is not None,
+            add_zero_attn=self.add_zero_attn, batch_first=self.batch_first, dtype=w.dtype, device=w.device,
+        )
+        s = math.sqrt(D)
+        ref.in_proj_weight.copy_(torch.cat([Wq.reshape(H * D, n) * s, Wk.reshape(H * D, n), Wv.reshape(H * D, n)]))
+        ref.out_proj.weight.copy_(Wo.permute(1, 0, 2).reshape(n, H * D))
+        b_qkv, b_out = self._biases()
+        if ref.in_proj_bias is not None and b_qkv is not None and b_out is not None:
+            ref.in_proj_bias.copy_(torch.cat([b_qkv[0].reshape(-1) * s, b_qkv[1].reshape(-1), b_qkv[2].reshape(-1)]))
+            ref.out_proj.bias.copy_(b_out)
+        if self.bias_k is not None and self.bias_v is not None:
+            ref.bias_k.copy_(self._per_head(self.bias_k).reshape(1, 1, n))
+            ref.bias_v.copy_(self._per_head(self.bias_v).reshape(1, 1, n))
+        return ref.train(self.training)
+
     # ----- forward -----------------------------------------------------------------------------
+    def _orbit_vectors(self, coords: torch.Tensor) -> list[torch.Tensor]:
+        """Per orbit ``coords[..., b_i] @ basis_i``: vectors of W_i^{K_i} (shape ``(..., dim W_i)``)."""
+        out, pos = [], 0
+        for i, b in enumerate(self.bias_dims):
+            basis = self._buffers[f"bias_in_basis_{i}_w"]  # (b, dim W)
+            out.append(coords[..., pos : pos + b] @ basis)
+            pos += b
+        return out
+
+    def _per_head(self, coords: torch.Tensor) -> torch.Tensor:
+        """``(..., H, D)``: each orbit's vector repeated over its heads, padded to D."""
+        D = self.head_dim
+        parts = [
+            F.pad(vec, (0, D - o.head_dim)).unsqueeze(-2).expand(*vec.shape[:-1], o.index, D)
+            for o, vec in zip(self.core.orbits, self._orbit_vectors(coords))
+        ]
+        return torch.cat(parts, dim=-2)
+
     def _biases(self) -> tuple[torch.Tensor | None, torch.Tensor | None]:
         """``(3, H, D)`` q/k/v biases (each orbit's vector repeated over its heads) and ``(n,)``."""
         if self.bias_qkv is None or self.bias_out is None:
             return None, None
-        parts, pos = [], 0
-        D = self.head_dim
-        for i, (o, b) in enumerate(zip(self.core.orbits, self.bias_dims)):
-            basis = self._buffers[f"bias_in_basis_{i}_w"]  # (b, dim W)
-            vec = self.bias_qkv[:, pos : pos + b] @ basis  # (3, dim W)
-            pos += b
-            vec = F.pad(vec, (0, D - o.head_dim))
-            parts.append(vec.unsqueeze(1).expand(3, o.index, D))
-        qkv = torch.cat(parts, dim=1)
-        out = self.bias_out @ self._buffers["bias_out_basis_w"]
-        return qkv, out
+        return self._per_head(self.bias_qkv), self.bias_out @ self._buffers["bias_out_basis_w"]
 
     def forward(
         self,
@@ -172,6 +298,8 @@ class EquivariantMultiheadAttention(ExactBuffers):
             query, key, value = query.unsqueeze(0), key.unsqueeze(0), value.unsqueeze(0)
             if key_padding_mask is not None:
                 key_padding_mask = key_padding_mask.unsqueeze(0)
+            if attn_mask is not None and attn_mask.dim() == 3 and attn_mask.shape[0] not in (1, self.num_heads):
+                raise ValueError(f"attn_mask of shape {tuple(attn_mask.shape)} for unbatched input")
         elif not self.batch_first:
             query, key, value = query.transpose(0, 1), key.transpose(0, 1), value.transpose(0, 1)
         N, L, n = query.shape
@@ -180,38 +308,17 @@ class EquivariantMultiheadAttention(ExactBuffers):
             raise ValueError(f"query, key and value must have embed_dim = dim V = {self.embed_dim} features")
         if value.shape[:2] != key.shape[:2]:
             raise ValueError(f"key {tuple(key.shape)} and value {tuple(value.shape)} must have the same batch and length")
-        H, D = self.num_heads, self.head_dim
-        dtype = query.dtype
-        if H == 0 or D == 0:
-            out = query.new_zeros(N, L, n)
-            weights = query.new_zeros(N, 0, L, S)
+        mask = self._mask(attn_mask, key_padding_mask, is_causal, N, L, S, query.dtype, query.device)
+        p = self.dropout if self.training else 0.0
+        extra = self.bias_k is not None or self.add_zero_attn
+        if self.num_heads == 0 or self.head_dim == 0:
+            out, weights = query.new_zeros(N, L, n), query.new_zeros(N, 0, L, S)
+            if self.bias_out is not None:
+                out = out + self.bias_out @ self._buffers["bias_out_basis_w"]
+        elif need_weights or p > 0 or extra:
+            out, weights = self._explicit(query, key, value, mask, p)
         else:
-            Wq, Wk, Wv, Wo = self.core.head_weights()  # (H, D, n) x3, (H, n, D)
-            b_qkv, b_out = self._biases()
-            q = torch.einsum("nle,hde->nhld", query, Wq)
-            k = torch.einsum("nse,hde->nhsd", key, Wk)
-            v = torch.einsum("nse,hde->nhsd", value, Wv)
-            if b_qkv is not None:
-                q = q + b_qkv[0][None, :, None, :]
-                k = k + b_qkv[1][None, :, None, :]
-                v = v + b_qkv[2][None, :, None, :]
-            mask = self._mask(attn_mask, key_padding_mask, is_causal, N, L, S, dtype, query.device)
-            p = self.dropout if self.training else 0.0
-            if need_weights or p > 0:
-                scores = q @ k.transpose(-2, -1)  # SPEC §1: no 1/sqrt(d)
-                if mask is not None:
-                    scores = scores + mask
-                weights = torch.softmax(scores, dim=-1)
-                if p > 0:  # one mask per (batch, query, key), shared by the heads: g permutes heads
-                    keep = torch.rand(N, 1, L, S, dtype=weights.dtype, device=weights.device) >= p
-                    weights = weights * keep / (1.0 - p)
-                o = weights @ v
-            else:
-                o = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=1.0)
-                weights = None
-            out = torch.einsum("nhld,hed->nle", o, Wo)
-            if b_out is not None:
-                out = out + b_out
+            out, weights = self._bucketed(query, key, value, mask), None
         if need_weights and weights is not None and average_attn_weights:
             weights = weights.mean(dim=1)
         if not batched:
@@ -219,6 +326,79 @@ class EquivariantMultiheadAttention(ExactBuffers):
         if not self.batch_first:
             out = out.transpose(0, 1)
         return out, (weights if need_weights else None)
+
+    def _bucketed(self, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
+        """One SDPA call per head bucket on the layer's layout (no attention weights, no dropout)."""
+        core = self.core
+        w_in, w_out = core.projections()  # (3, T, n), (n, T)
+        if core.has_change:
+            U = core.basis_change_w
+            query, key, value = query @ U, key @ U, value @ U
+        if query is key and key is value:
+            q, k, v = F.linear(query, w_in.reshape(-1, w_in.shape[-1])).chunk(3, dim=-1)
+        else:
+            q, k, v = (F.linear(x, w) for x, w in zip((query, key, value), w_in))
+        if self.bias_qkv is not None:
+            vecs = self._orbit_vectors(self.bias_qkv)  # per orbit (3, dim W)
+            flat = torch.cat(vecs + [vecs[0].new_zeros(3, 1)], dim=1)
+            b = flat.index_select(1, self._bias_rows)  # (3, T)
+            q, k, v = q + b[0], k + b[1], v + b[2]
+        N, L, _ = q.shape
+        S = k.shape[1]
+        per_head = mask is not None and mask.shape[1] > 1
+        outs = []
+        sizes = [h * d for _, h, d in core.buckets]
+        for i, ((off, h, d), qb, kb, vb) in enumerate(zip(core.buckets, q.split(sizes, -1), k.split(sizes, -1), v.split(sizes, -1))):
+            qb = qb.reshape(N, L, h, d).transpose(1, 2)
+            kb = kb.reshape(N, S, h, d).transpose(1, 2)
+            vb = vb.reshape(N, S, h, d).transpose(1, 2)
+            m = mask.index_select(1, core._bucket_heads[i]) if per_head and mask is not None else mask
+            o = F.scaled_dot_product_attention(qb, kb, vb, attn_mask=m, scale=1.0)
+            outs.append(o.transpose(1, 2).reshape(N, L, h * d))
+        out = F.linear(outs[0] if len(outs) == 1 else torch.cat(outs, dim=-1), w_out)
+        if core.has_change:
+            out = out @ core.basis_change_w.T
+        if self.bias_out is not None:
+            out = out + self.bias_out @ self._buffers["bias_out_basis_w"]
+        return out
+
+    def _explicit(
+        self, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, mask: torch.Tensor | None, p: float
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """All heads with explicit softmax weights (need_weights, dropout, the extra tokens)."""
+        N = query.shape[0]
+        Wq, Wk, Wv, Wo = self.core.head_weights()  # (H, D, n) x3, (H, n, D)
+        b_qkv, b_out = self._biases()
+        q = torch.einsum("nle,hde->nhld", query, Wq)
+        k = torch.einsum("nse,hde->nhsd", key, Wk)
+        v = torch.einsum("nse,hde->nhsd", value, Wv)
+        if b_qkv is not None:
+            q = q + b_qkv[0][None, :, None, :]
+            k = k + b_qkv[1][None, :, None, :]
+            v = v + b_qkv[2][None, :, None, :]
+        H, D = q.shape[1], q.shape[3]
+        extra = 0
+        if self.bias_k is not None and self.bias_v is not None:  # one more token: W^K vectors per orbit
+            k = torch.cat([k, self._per_head(self.bias_k).expand(N, H, D).unsqueeze(2)], dim=2)
+            v = torch.cat([v, self._per_head(self.bias_v).expand(N, H, D).unsqueeze(2)], dim=2)
+            extra += 1
+        if self.add_zero_attn:
+            k = torch.cat([k, k.new_zeros(N, H, 1, D)], dim=2)
+            v = torch.cat([v, v.new_zeros(N, H, 1, D)], dim=2)
+            extra += 1
+        if mask is not None and extra:
+            mask = F.pad(mask, (0, extra))  # the extra keys are never masked
+        scores = q @ k.transpose(-2, -1)  # SPEC §1: no 1/sqrt(d)
+        if mask is not None:
+            scores = scores + mask
+        weights = torch.softmax(scores, dim=-1)
+        if p > 0:  # one mask per (batch, query, key), shared by the heads: g permutes heads
+            keep = torch.rand(N, 1, *weights.shape[2:], dtype=weights.dtype, device=weights.device) >= p
+            weights = weights * keep / (1.0 - p)
+        out = torch.einsum("nhld,hed->nle", weights @ v, Wo)
+        if b_out is not None:
+            out = out + b_out
+        return out, weights  # with the extra keys as the last columns, as nn.MultiheadAttention
 
     def _mask(
         self,
@@ -250,9 +430,15 @@ class EquivariantMultiheadAttention(ExactBuffers):
                     raise ValueError(f"attn_mask of shape {tuple(m.shape)}; expected ({L}, {S})")
                 mask = m[None, None]
             elif m.dim() == 3:
-                if m.shape != (N * self.num_heads, L, S):
-                    raise ValueError(f"attn_mask of shape {tuple(m.shape)}; expected ({N * self.num_heads}, {L}, {S})")
-                mask = m.view(N, self.num_heads, L, S)
+                if m.shape == (N * self.num_heads, L, S):  # per head (nn.MultiheadAttention's form)
+                    mask = m.view(N, self.num_heads, L, S)
+                elif m.shape == (N, L, S):  # shared by all heads
+                    mask = m[:, None]
+                else:
+                    raise ValueError(
+                        f"attn_mask of shape {tuple(m.shape)}; expected ({N}, {L}, {S}) (shared by the heads) "
+                        f"or ({N * self.num_heads}, {L}, {S}) (per head)"
+                    )
             else:
                 raise ValueError(f"attn_mask must be 2-D or 3-D, got {m.dim()}-D")
         if key_padding_mask is not None:

@@ -59,3 +59,22 @@ def test_verify_one_clustering(client):
     assert v["covered"] and v["ok"] and v["worst_rel_error"] < 1e-8
     r = client.post("/api/verify", json={**REGULAR_D3, "clustering": 30})
     assert r.status_code == 422 and _field(r) == "clustering"
+
+
+def test_restrictions_and_what_each_element_is(client):
+    r = client.get("/api/restrictions", params={"group": "C4", "rep": "E1"})
+    assert r.status_code == 200
+    c2 = r.json()["subgroups"][1]
+    assert c2["text"] == "2xB" and c2["irreps"][0] == {"label": "A", "dim": 1, "multiplicity": 0, "params_per_copy": 0}
+    r = client.get("/api/restrictions", params={"group": "C4", "rep": "Z"})
+    assert r.status_code == 422 and _field(r) == "rep"
+    r = client.get("/api/restrictions", params={"group": "Q9", "rep": "A"})
+    assert r.status_code == 422 and _field(r) == "group"
+    g = client.get("/api/group", params={"name": "D4"}).json()
+    assert g["generators"][0]["description"] == "rotation by π/2"
+    assert g["subgroups"][1]["description"] == "{identity, rotation by π}"
+    # G/Z(D4) is C2 x C2: the quarter turn and the reflection each swap the 4 clusters in pairs
+    assert g["subgroups"][1]["coset_action"] == [[1, 0, 3, 2], [2, 3, 0, 1]]
+    v = client.get("/api/subgroup", params={"group": "Oh", "id": 3}).json()
+    assert [e["description"] for e in v["elements"]] == ["identity", "reflection in the plane ⟂ (0, 0, 1)"]
+    assert v["elements"][1]["matrix"] == [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, -1.0]]

@@ -75,7 +75,7 @@ def test_bad_grid_names_the_key(data, field):
 
 def test_size_limit():
     with pytest.raises(LimitError) as e:
-        parse_grid({"group": [{"name": "C2", "reps": ["regular"]}], "heads": list(range(1, 65)), "head_dims": list(range(1, 2000))})
+        parse_grid({"group": [{"name": "C2", "reps": ["regular", "A + B"] * 4}], "heads": list(range(1, 65)), "head_dims": list(range(1, 257))})
     assert str(MAX_PROBLEMS) in e.value.message
 
 

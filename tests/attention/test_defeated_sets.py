@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 from eqattn.attention import Design, DesignOrbit, Problem, clusterings
-from eqattn.attention import symbolic as symbolic_module
-from eqattn.attention.symbolic import SymbolicChecker, least_raises
+from eqattn.attention import defeated_supply as symbolic_module
+from eqattn.attention.defeated_supply import least_raises
+from eqattn.attention.symbolic import SymbolicChecker
 from eqattn.errors import LimitError
 from eqattn.reps import Rep
 

@@ -188,7 +188,9 @@ def test_design_edits_and_views_are_steps_back_restores_coverage(page):
     expect(page.locator("#coverage-summary")).to_have_text("3 of 3 covered")
     add_orbit(page, "C1", {"A": 1})
     expect(page.locator("#design-params")).to_have_text("16")
-    page.go_back()
+    page.go_back()  # the multiplicity typed into the new orbit (a step of its own, issue 29 item 8)
+    expect(page.locator("#design-params")).to_have_text("8")
+    page.go_back()  # adding the orbit
     expect(page.locator("#cards .card")).to_have_count(1)
     expect(page.locator("#design-params")).to_have_text("8")
     expect(page.locator("#coverage-summary")).to_have_text("3 of 3 covered")
@@ -241,11 +243,11 @@ def test_b6_b7_multiplicities_are_whole_numbers_and_typing_replaces_the_zero(pag
     b = page.get_by_label("orbit 1: multiplicity of B of C2", exact=True)
     b.fill("1")
     expect(page.locator("#design-params")).to_have_text("8")  # A of C2 adds nothing: E1|C2 = 2xB
-    b.fill("-3")  # B6: refused at the box, the design keeps B = 1
+    b.fill("-3")  # B6: refused at the box; the design is invalid, not silently B = 1 (issue 29 item 3)
     card = page.locator("#cards .card").nth(0)
     expect(card.locator(".card-error")).to_contain_text("whole number ≥ 0")
     expect(b).to_have_attribute("aria-invalid", "true")
-    expect(page.locator("#design-params")).to_have_text("8")
+    expect(page.locator("#design-params")).to_have_text("–")
     b.fill("1.5")
     expect(card.locator(".card-error")).to_contain_text("whole number ≥ 0")
     b.fill("2")
@@ -254,8 +256,8 @@ def test_b6_b7_multiplicities_are_whole_numbers_and_typing_replaces_the_zero(pag
     v = page.get_by_label("multiplicity of E1 in V")
     v.fill("-2")
     expect(page.locator("#rep-error")).to_contain_text("whole number ≥ 0")
-    expect(page.get_by_label("Tokens V")).to_have_value("E1")
-    expect(page.locator("#vanilla-params")).to_have_text("16")
+    expect(page.get_by_label("Tokens V")).to_have_value("-2xE1")  # what the box holds, refused (issue 29 item 3)
+    expect(page.locator("#vanilla-params")).to_have_text("–")
 
 
 def test_b8_import_checks_every_orbit_before_claiming_success(page, tmp_path):

@@ -104,3 +104,29 @@ def test_ctrl_c_keeps_what_finished(tmp_path):
     s = run_grid(part, tmp_path, workers=0, quiet=True)
     assert s.skipped == len([p for p in part.problems if p.key in keys]) >= 3
     assert s.computed == len(part.problems) - s.skipped
+
+
+BAD_GRIDS = [
+    # (file bytes, field, words): nothing is computed or stored, one line, exit 2
+    (b'heads = [9223372036854775807]\n[[group]]\nname = "C2"\nreps = ["regular"]\n', "heads", "at most 64"),
+    (b'head_dims = [99999999999999999999]\n[[group]]\nname = "C2"\nreps = ["regular"]\n', "head_dims", "at most 256"),
+    (b'[[group]]\nname = "C2"\nreps = ["regular"]\nheads = [1, 0]\n', "group[0].heads", "from 1 to 64"),
+    (b'title = "\xff\xfe"\n[[group]]\nname = "C2"\nreps = ["regular"]\n', "grid", "not UTF-8"),
+    (b'[[group]]\nname = "C4"\nreps = ["irreps>=99999999999999999999"]\n', "group[0].reps[0]", "k from 1 to 1024"),
+    (b'[[group]]\nname = "C4"\nreps = ["irreps>=3"]\n', "group[0].reps", "select no representation of C4"),
+    (b'heads = [3]\nhead_dims = "dim V / H"\n[[group]]\nname = "C4"\nreps = ["regular"]\n', "head_dims", "no problem"),
+    (b'[[group]]\nname = "mat:[[cos(1e999)]]"\nreps = ["regular"]\n', "group[0].name", "not a finite number"),
+    (b'title = 5\n[[group]]\nname = "C2"\nreps = ["regular"]\n', "title", "a string"),
+]
+
+
+def test_bad_grid_files_are_one_line(capsys, tmp_path):
+    for i, (text, field, words) in enumerate(BAD_GRIDS):
+        grid = tmp_path / f"g{i}.toml"
+        grid.write_bytes(text)
+        for extra in ([], ["--time-limit", "5"]):  # --time-limit reads the file the same way
+            code = main(["atlas", str(grid), "--out", str(tmp_path / "out"), "--workers", "0", *extra])
+            out, err = capsys.readouterr()
+            assert code == 2 and out == "", (text, err)
+            assert err.startswith(f"error: {field}: ") and err.count("\n") == 1 and words in err, (text, err)
+        assert not (tmp_path / "out" / "atlas.sqlite").exists()

@@ -72,6 +72,14 @@ CASES = [
     (["group", "Q9"], "group", "unknown group"),
     (["group", "C61"], "group", ""),
     (["group", "C2^9"], "group", ""),
+    # math domain errors in the mat: evaluator are one line, for every command
+    (["group", "mat:[[cos(1e999)]]"], "group", "not a finite number"),
+    (["group", "mat:[[sin(1e400)]]"], "group", "not a finite number"),
+    (["group", "mat:[[1e300*1e300]]"], "group", "not a finite number"),
+    (["group", "mat:[[(-1)^0.5]]"], "group", "fractional power"),
+    (["clusterings", "-G", "mat:[[cos(1e999)]]", "-V", "A", "-H", "1", "-d", "1"], "group", "not a finite number"),
+    (["optimize", "-G", "mat:[[cos(1e999)]]", "-V", "A", "-H", "1", "-d", "1"], "group", "not a finite number"),
+    (["check", "-G", "mat:[[-cos(9e999)]]", "-V", "A", "-H", "1", "-d", "1", "-o", "0:A"], "group", "not a finite number"),
 ]
 
 

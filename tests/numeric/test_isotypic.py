@@ -98,3 +98,16 @@ def test_bad_input() -> None:
         isotypic_basis(K, np.array([np.eye(2), np.eye(2)]), mults=(1, 0))
     with pytest.raises(ValueError, match="different subgroups"):
         HomBlocks(Isotypic(K, (1, 0)), Isotypic(get_group("C3").subgroup_classes[-1], (1, 0)))
+
+
+@pytest.mark.parametrize("group,V,k,W", CASES)
+def test_trivial_copies_are_the_fixed_vectors(group: str, V: str, k: int, W: str) -> None:
+    from eqattn.numeric.equivariant import fixed_vectors
+    from eqattn.numeric.realize import _trivial_copies
+
+    K = get_group(group).subgroup_classes[k]
+    WK = parse_rep(W, K)
+    mine, ref = _trivial_copies(WK), fixed_vectors(WK.matrices())
+    assert mine.shape == ref.shape
+    if mine.size:
+        assert np.abs(mine - (mine @ ref.T) @ ref).max() < 1e-10  # the same space

@@ -23,10 +23,11 @@ from eqattn.optimize import solver
 from eqattn.optimize.fixing import TOL, fixed_types, slack
 from eqattn.optimize.lp_bound import lp_bound
 from eqattn.optimize.program import Objective, build
-from eqattn.optimize import symbolic_search
+from eqattn.optimize.budget import Budget
+from eqattn.optimize.rounds import capped, fixed
 from eqattn.optimize.separation import ScenarioSpace
-from eqattn.optimize.symbolic_search import SearchContext, search
-from eqattn.optimize.types import copy_bounds, design_types
+from eqattn.optimize.search import search
+from eqattn.optimize.type_sets import copy_bounds, design_types
 
 ROWS = (SAMPLE + LARGER)[::2]
 
@@ -103,15 +104,14 @@ def test_search_through_fixed_programs_reproduces_the_atlas_optima(monkeypatch):
     """With the restricted rounds first (FULL_TYPES = 0) and fixing at any gap, the search's
     programs are mostly the exact programs over the fixed types; every optimum it proves is the atlas's (the
     enumerating engine's, checked against GAP-exact group data)."""
-    monkeypatch.setattr(symbolic_search, "FULL_TYPES", 0)
-    monkeypatch.setattr(symbolic_search, "FIXING_GAP", 1.0)  # fixing whatever the LP's gap
+    monkeypatch.setattr(capped, "FULL_TYPES", 0)
+    monkeypatch.setattr(fixed, "FIXING_GAP", 1.0)  # fixing whatever the LP's gap
     used = 0
     for r in ATLAS_ROWS:
         p = Problem.create(r["group"], r["V"], int(r["H"]), int(r["d"]))
-        trace: dict = {}
-        res = search(SearchContext(p, "highs", None, None), time.perf_counter() + 60, trace=trace)
+        res = search(p, Budget.starting(60))
         assert res.status == "optimal" and res.design.params == int(r["P_opt"]), r
-        used += bool(trace["fixed"])
+        used += bool(res.fixed_programs)
     assert used >= len(ATLAS_ROWS) // 2, used
 
 
@@ -123,12 +123,9 @@ def test_search_proves_an_h16_optimum():
     (Fixing at this size is exercised by the atlas test above with FIXING_GAP = 1; on this
     path the LP bound reaches the incumbent first.)"""
     p = Problem.create("C4", "16xregular", 16, 8)
-    ctx = SearchContext(p, "highs", None, None)
-    ctx.work_limit = 100_000
-    trace: dict = {}
-    res = search(ctx, time.perf_counter() + 150, trace=trace)
+    res = search(p, Budget.starting(150, work_limit=100_000))
     assert res.status == "optimal" and res.design.params == 28672 < p.vanilla_params
-    keys, lp = trace["lp"]
+    keys, lp = res.best_lp
     assert 4 * lp.units == 28672
     assert all(v.covered for v in check_coverage(p, res.design))
-    assert max_profit(p, trace["values"], keys, lp.certificate) <= 1e-6
+    assert max_profit(p, res.values, keys, lp.certificate) <= 1e-6

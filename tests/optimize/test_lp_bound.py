@@ -23,8 +23,12 @@ from eqattn.optimize.bounds import ScenarioBound
 from eqattn.optimize import lp_bound as lp_bound_module
 from eqattn.optimize.lp_bound import Certificate, _profits, _Slots, lp_bound
 from eqattn.optimize.separation import ScenarioSpace
-from eqattn.optimize.symbolic_search import FULL_TYPES, DemandValues, SearchContext, search
-from eqattn.optimize.types import design_types
+from eqattn.attention.hosting import hosting
+from eqattn.optimize.budget import Budget
+from eqattn.optimize.catalogue import DemandCatalogue
+from eqattn.optimize.rounds.capped import FULL_TYPES
+from eqattn.optimize.search import search
+from eqattn.optimize.type_sets import design_types
 from eqattn.reps import irreps_of
 
 ROWS = [
@@ -210,14 +214,12 @@ def test_symbolic_engine_proves_optimality_past_the_type_limit():
     type proves it optimal. The certificate is re-checked here against all 65 + 1089 + 4913 +
     59049 types of C1, C2, C4, C8; the design by the coverage checker."""
     p = Problem.create("C8", "8xregular", 4, 16)
-    ctx = SearchContext(p, "highs", None, None)
-    trace: dict = {}
-    res = search(ctx, time.perf_counter() + 120, trace=trace)
+    res = search(p, Budget.starting(120))
     assert res.status == "optimal" and res.design.params == 11264
     assert all(v.covered for v in check_coverage(p, res.design))
-    keys, lp = trace["lp"]
+    keys, lp = res.best_lp
     assert 4 * lp.units == 11264
-    assert max_profit(p, trace["values"], keys, lp.certificate) <= 1e-6
+    assert max_profit(p, res.values, keys, lp.certificate) <= 1e-6
     r = optimize(p, 60, engine="symbolic")
     assert (r.status, r.design_params, r.lower_bound) == ("optimal", 11264, 11264)
 
@@ -227,18 +229,16 @@ def test_restricted_rounds_first_when_the_capped_types_are_many():
     rounds run first; the LP bound proves their design optimal (2528 parameters, ratio
     0.274). The certificate is re-checked against every type of every subgroup of S4."""
     p = Problem.create("S4", "2xregular", 4, 12)
-    ctx = SearchContext(p, "highs", None, None)
-    trace: dict = {}
-    res = search(ctx, time.perf_counter() + 120, trace=trace)
+    res = search(p, Budget.starting(120))
     assert res.status == "optimal" and res.design.params == 2528 and res.design.params < p.vanilla_params
     assert all(v.covered for v in check_coverage(p, res.design))
-    keys, lp = trace["lp"]
+    keys, lp = res.best_lp
     assert 4 * lp.units == 2528
-    assert max_profit(p, trace["values"], keys, lp.certificate) <= 1e-6
-    vals = DemandValues(p)  # the capped types over the demand values met are many (or too many to list)
-    vals.values.extend(trace["values"])
+    assert max_profit(p, res.values, keys, lp.certificate) <= 1e-6
+    vals = DemandCatalogue(p)  # the capped types over the demand values met are many (or too many to list)
+    vals.values.extend(res.values)
     try:
-        assert len(design_types(p, vals, ctx.h, p.vanilla_params)) > FULL_TYPES
+        assert len(design_types(p, vals, hosting(p), p.vanilla_params)) > FULL_TYPES
     except LimitError:
         pass
 
@@ -249,13 +249,11 @@ def test_working_sets_prove_h8_optima():
     optimal. The certificate is re-checked against every type of every subgroup of D4
     (about 200 000), the design by the coverage checker."""
     p = Problem.create("D4", "8xregular", 8, 8)
-    ctx = SearchContext(p, "highs", None, None)
-    trace: dict = {}
-    res = search(ctx, time.perf_counter() + 150, trace=trace)
+    res = search(p, Budget.starting(150))
     assert res.status == "optimal" and res.design.params == 13312 < p.vanilla_params
     assert all(v.covered for v in check_coverage(p, res.design))
-    keys, lp = trace["lp"]
+    keys, lp = res.best_lp
     # the LP bound reaches the optimum or comes within 1 % of it (then the fixed program proves it)
     assert 0.99 * 13312 <= 4 * lp.units <= 13312
-    assert max_profit(p, trace["values"], keys, lp.certificate) <= 1e-6
+    assert max_profit(p, res.values, keys, lp.certificate) <= 1e-6
 

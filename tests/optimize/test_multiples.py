@@ -14,9 +14,12 @@ from eqattn.attention import Design, Problem, check_coverage
 from eqattn.attention.clusterings import clusterings
 from eqattn.attention.coverage import DesignSearch, demands_of, scenarios
 from eqattn.optimize import optimize
-from eqattn.optimize import symbolic_search as ss
+from eqattn.optimize import search as ss
+from eqattn.optimize.budget import Budget
 from eqattn.optimize.multiples import Seed, multiply_design, multiply_key, split_factor, sub_problem
-from eqattn.optimize.symbolic_search import SearchContext, search, seed_for
+from eqattn.optimize.oracle import CounterexampleOracle
+from eqattn.optimize.rounds import capped
+from eqattn.optimize.search import search, seed_for
 
 
 def test_split_factor():
@@ -83,13 +86,12 @@ def test_seeded_symbolic_engine_equals_enumerating_engine(group, rep, heads, hea
     seeds = []
     real = ss.seed_for
 
-    def spy(ctx, *a, **kw):
-        s = real(ctx, *a, **kw)
-        seeds.append((ctx.problem.heads, s))
+    def spy(problem, *a, **kw):
+        s = real(problem, *a, **kw)
+        seeds.append((problem.heads, s))
         return s
 
     monkeypatch.setattr(ss, "seed_for", spy)
-    monkeypatch.setattr("eqattn.optimize.optimizer.seed_for", spy)
     ref = optimize(p, 60, constrained=False, engine="enumerate")
     new = optimize(p, 60, engine="symbolic")
     assert ref.status == new.status == "optimal"
@@ -115,29 +117,28 @@ def test_seed_design_is_the_incumbent_only_when_it_covers(caplog, monkeypatch):
         assert twice.params < p.vanilla_params and all(v.covered for v in check_coverage(p, twice)) == covers
         caplog.clear()
         with caplog.at_level(logging.DEBUG, logger="eqattn.optimize"):
-            res = search(SearchContext(p, "highs", None, 1), time.perf_counter() + 60, seed=Seed(2, design, (), (), ()))
+            res = search(p, Budget.starting(60), threads=1, seed=Seed(2, design, (), (), ()))
         (line,) = [r.getMessage() for r in caplog.records if r.getMessage().startswith("seeded")]
         assert int(line.rsplit(" ", 1)[1]) == (twice.params if covers else p.vanilla_params) // 4
         assert res.status == "optimal" and res.design.params == ref
     # the restricted rounds first (FULL_TYPES = 0): they repair the weak seed's copies
     # (lower bounds on their orbits) and still end at the optimum
-    monkeypatch.setattr(ss, "FULL_TYPES", 0)
+    monkeypatch.setattr(capped, "FULL_TYPES", 0)
     caplog.clear()
     with caplog.at_level(logging.DEBUG, logger="eqattn.optimize"):
-        res = search(SearchContext(p, "highs", None, 1), time.perf_counter() + 60, seed=Seed(2, weak, (), (), ()))
+        res = search(p, Budget.starting(60), threads=1, seed=Seed(2, weak, (), (), ()))
     assert any("programs repair it" in r.getMessage() for r in caplog.records), [r.getMessage() for r in caplog.records][:5]
     assert res.status == "optimal" and res.design.params == ref
 
 
 def test_seed_for_hands_on_the_smaller_search():
     p = Problem.create("C4", "regular", 8, 1)
-    ctx = SearchContext(p, "highs", None, 1)
-    s = seed_for(ctx, time.perf_counter() + 60)
+    s = seed_for(p, Budget.starting(60), time.perf_counter() + 60, threads=1)
     assert s is not None and s.k == 2 and s.design is not None
     assert s.design.problem.heads == 4 and s.design.params == optimize(sub_problem(p, 2), 60, constrained=False, engine="enumerate").design_params
     assert s.keys and all(dm.D.mults and any(dm.D.mults) for key in s.keys for dm in key)
     assert set(s.active) <= set(range(len(s.keys)))
-    assert seed_for(SearchContext(sub_problem(p, 2), "highs", None, 1), time.perf_counter() + 60) is None  # H = 4 < SPLIT_HEADS
+    assert seed_for(sub_problem(p, 2), Budget.starting(60), time.perf_counter() + 60, threads=1) is None  # H = 4 < SPLIT_HEADS
 
 
 def test_h16_proven_by_the_h8_search():
@@ -160,7 +161,7 @@ def test_refused_problem_is_refused_before_the_seed_runs(monkeypatch):
     def boom(*a, **kw):
         raise AssertionError("the seed ran before the refusal")
 
-    monkeypatch.setattr("eqattn.optimize.optimizer.seed_for", boom)
+    monkeypatch.setattr("eqattn.optimize.search.seed_for", boom)
     with pytest.raises(LimitError) as e:
         optimize(Problem.create("D4h", "16xvector + 16xtrivial", 24, 4), 60)
     assert e.value.field == "heads" and "34883552 clusterings" in e.value.message
@@ -173,14 +174,14 @@ def test_a_limit_of_the_smaller_problem_leaves_no_seed(monkeypatch):
 
     real = ss.search
 
-    def limited(ctx, *a, **kw):
-        if ctx.problem.heads == 4:
+    def limited(problem, *a, **kw):
+        if problem.heads == 4:
             raise LimitError("head_dim", "a limit of the smaller problem")
-        return real(ctx, *a, **kw)
+        return real(problem, *a, **kw)
 
     monkeypatch.setattr(ss, "search", limited)
     p = Problem.create("C4", "regular", 8, 1)
-    assert seed_for(SearchContext(p, "highs", None, 1), time.perf_counter() + 60) is None
+    assert seed_for(p, Budget.starting(60), time.perf_counter() + 60, threads=1) is None
     r = optimize(p, 60, engine="symbolic")
     assert r.status == "optimal" and r.design_params == 96
     assert not any(n.startswith("seeded by") for n in r.notes)
@@ -192,21 +193,20 @@ def test_the_regular_design_is_checked_before_the_seed_runs(monkeypatch):
     H = 16 left no time for that check (status unknown, no design). The order of the calls
     is recorded, not timed."""
     events = []
-    check, seed = ss._counterexamples, ss.seed_for
+    check, seed = CounterexampleOracle.keys, ss.seed_for
 
-    def spy_check(ctx, design, *a, **kw):
-        if ctx.problem.heads == 16:
-            events.append(("regular" if design == ss._regular(ctx.problem) else "check"))
-        return check(ctx, design, *a, **kw)
+    def spy_check(oracle, design, *a, **kw):
+        if oracle.problem.heads == 16:
+            events.append(("regular" if design == Design.regular(oracle.problem) else "check"))
+        return check(oracle, design, *a, **kw)
 
-    def spy_seed(ctx, *a, **kw):
-        if ctx.problem.heads == 16:
+    def spy_seed(problem, *a, **kw):
+        if problem.heads == 16:
             events.append("seed")
-        return seed(ctx, *a, **kw)
+        return seed(problem, *a, **kw)
 
-    monkeypatch.setattr(ss, "_counterexamples", spy_check)
+    monkeypatch.setattr(CounterexampleOracle, "keys", spy_check)
     monkeypatch.setattr(ss, "seed_for", spy_seed)
-    monkeypatch.setattr("eqattn.optimize.optimizer.seed_for", spy_seed)
     p = Problem.create("C4", "4xregular", 16, 1)
     r = optimize(p, 60)
     assert r.status == "optimal" and any(n.startswith("seeded by the search of H = 8") for n in r.notes)

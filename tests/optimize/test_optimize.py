@@ -14,7 +14,7 @@ from eqattn.attention import Design, DesignOrbit, Problem, check_coverage
 from eqattn.optimize import optimize
 from eqattn.attention.hosting import hosting
 from eqattn.optimize.separation import ScenarioSpace
-from eqattn.optimize.types import OrbitType, TypeTable
+from eqattn.optimize.head_types import HeadType, TypeTable
 from eqattn.errors import InputError
 from eqattn.numeric import verify_design
 from eqattn.reps import Rep, irreps_of
@@ -204,7 +204,7 @@ def test_separation_agrees_with_checker(group, rep, heads, head_dim):
     p = Problem.create(group, rep, heads, head_dim)
     space = ScenarioSpace(p)
     types = all_types(p)
-    table = TypeTable(p, space, hosting(p), [OrbitType(o.sub.id, o.W.mults, c, o.heads, o.head_dim) for c, o in types])
+    table = TypeTable(p, space, hosting(p), [HeadType(o.sub.id, o.W.mults, c, o.heads, o.head_dim) for c, o in types])
     rng = np.random.default_rng(1)
     verdicts = set()
     for _ in range(25):
@@ -296,7 +296,7 @@ def test_api_route():
 def test_numeric_recheck_is_skipped_when_its_memory_estimate_is_over_budget(monkeypatch):
     """The weight re-check would be refused (LimitError) above the budget: the optimiser skips
     it and says so (numeric_worst_rel_error None) instead of failing (issue 11)."""
-    from eqattn.optimize import optimizer
+    from eqattn.optimize import finish as optimizer
 
     p = Problem.create("C4", "E1", 2, 1)
     assert optimize(p, 10).to_json()["verified"]["numeric_worst_rel_error"] is not None

@@ -10,7 +10,7 @@ from eqattn.attention.hosting import hosting
 from eqattn.optimize import solver
 from eqattn.optimize.program import Objective, build
 from eqattn.optimize.separation import ScenarioSpace
-from eqattn.optimize.types import copy_bounds, design_types
+from eqattn.optimize.type_sets import copy_bounds, design_types
 
 
 def _counts(sol: solver.Solution, prog) -> list[int]:  # noqa: ANN001
@@ -67,14 +67,15 @@ def test_search_with_programs_refused_stays_correct(monkeypatch):
     import time
 
     from eqattn.attention import check_coverage
-    from eqattn.optimize import symbolic_search
-    from eqattn.optimize.symbolic_search import SearchContext, search
+    from eqattn.optimize.budget import Budget
+    from eqattn.optimize.rounds import program
+    from eqattn.optimize.search import search
 
     p = Problem.create("C4", "2xregular", 4, 2)
-    free = search(SearchContext(p, "highs", None, None), time.perf_counter() + 60)
+    free = search(p, Budget.starting(60))
     assert (free.status, free.design.params) == ("optimal", 224)
-    monkeypatch.setattr(symbolic_search, "MAX_PROGRAM_VARS", 5)
-    res = search(SearchContext(p, "highs", None, None), time.perf_counter() + 60)
+    monkeypatch.setattr(program, "MAX_PROGRAM_VARS", 5)
+    res = search(p, Budget.starting(60))
     assert res.design is not None and all(v.covered for v in check_coverage(p, res.design))
     assert res.status in ("optimal", "feasible")
     if res.status == "optimal":

@@ -9,7 +9,7 @@ import time
 from eqattn.attention import Design, DesignOrbit, Problem
 from eqattn.attention.coverage import enumerated_coverage
 from eqattn.optimize import optimize
-from eqattn.optimize import symbolic_search as ss
+from eqattn.optimize import oracle
 from eqattn.optimize.repair import moves, repair
 from eqattn.reps import Rep
 
@@ -87,7 +87,7 @@ def test_the_search_repairs_the_rounded_design(monkeypatch):
         calls.append(out)
         return out
 
-    monkeypatch.setattr(ss, "repair", spy)
+    monkeypatch.setattr(oracle.greedy, "repair", spy)
     p = Problem.create("A4", "21xregular", 16, 31)
     r = optimize(p, 60)
     assert (r.status, r.design_params, r.lower_bound) == ("optimal", 227052, 227052)

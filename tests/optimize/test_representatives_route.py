@@ -8,8 +8,8 @@ import pytest
 from eqattn.attention import Problem
 from eqattn.attention import symbolic as symbolic_module
 from eqattn.optimize import optimize
-from eqattn.optimize import optimizer as optimizer_module
-from eqattn.optimize import symbolic_search as ss
+from eqattn.optimize import finish as finish_module
+from eqattn.optimize import oracle as oracle_module
 
 
 @pytest.mark.parametrize(("group", "rep", "heads", "head_dim"), [("C4", "8xregular", 4, 8), ("D4", "4xregular", 8, 4)])
@@ -20,7 +20,7 @@ def test_the_representative_route_gives_the_listed_answer(group, rep, heads, hea
     listed = optimize(p, 120, work_limit=20000)
     assert listed.status == "optimal"
     assert not any("representative" in n for n in listed.notes)
-    for mod in (ss, optimizer_module, symbolic_module):
+    for mod in (oracle_module, finish_module, symbolic_module):
         monkeypatch.setattr(mod, "MAX_CLUSTERINGS", 3)
     seen = []
     real = symbolic_module.SymbolicChecker.representatives

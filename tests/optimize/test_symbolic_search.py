@@ -1,4 +1,4 @@
-"""The symbolic engine of the optimiser (symbolic_search.py: scenarios, demand values and
+"""The symbolic engine of the optimiser (search.py and rounds/: scenarios, demand values and
 orbit types from the symbolic checker's counterexamples) against the enumerating engine,
 which stays the cross-check on small problems (costs are compared: optima are not unique),
 and at a size the enumerating engine refuses."""
@@ -89,7 +89,7 @@ def test_bad_engine():
 def test_rounded_lp_design():
     """The LP's fractional design rounded up (theory-scale O14): ⌈n_t⌉ copies of each type of
     its support, larger subgroups first; None over max_heads or when empty."""
-    from eqattn.optimize.symbolic_search import _rounded
+    from eqattn.optimize.rounds.rounded import rounded_design as _rounded
 
     p = Problem.create("C4", "2xregular", 4, 2)
     sol = (((0, (2,)), 1.25), ((2, (1, 0, 1)), 0.5), ((1, (1, 1)), 1e-9))
@@ -103,9 +103,9 @@ def test_rounded_lp_design():
 def test_rounded_lp_designs_and_fixing_keep_the_small_optima(monkeypatch):
     """With the restricted rounds first (every round: LP bound, its rounded design, fixing or
     a restricted program) the symbolic engine still finds the enumerating engine's optimum."""
-    from eqattn.optimize import symbolic_search
+    from eqattn.optimize.rounds import capped
 
-    monkeypatch.setattr(symbolic_search, "FULL_TYPES", 0)
+    monkeypatch.setattr(capped, "FULL_TYPES", 0)
     for group, rep, heads, head_dim in SMALL[::2]:
         p = Problem.create(group, rep, heads, head_dim)
         sym = optimize(p, 60, constrained=False, engine="symbolic")
@@ -114,7 +114,7 @@ def test_rounded_lp_designs_and_fixing_keep_the_small_optima(monkeypatch):
 
 
 def test_check_order_and_partial_checks(monkeypatch):
-    """`_counterexamples`: the clusterings that gave a counterexample are checked first next
+    """`CounterexampleOracle.keys`: the clusterings that gave a counterexample are checked first next
     time (most recent first); a check stopped by its deadline returns the counterexamples
     found so far, and None only when there are none (never "covers")."""
     import time
@@ -122,11 +122,11 @@ def test_check_order_and_partial_checks(monkeypatch):
 
     from eqattn.attention import Design, clusterings
     from eqattn.attention.symbolic import SymbolicChecker
-    from eqattn.optimize import symbolic_search as ss
+    from eqattn.optimize import oracle as ss
+    from eqattn.optimize.catalogue import DemandCatalogue
 
     p = Problem.create("C4", "2xregular", 4, 2)
-    ctx = ss.SearchContext(p, "highs", None, 1)
-    values = ss.DemandValues(p)
+    ctx = ss.CounterexampleOracle(p, DemandCatalogue(p))
     empty = Design(p, ())
     seen: list = []
     real = SymbolicChecker.first_uncovered
@@ -136,12 +136,12 @@ def test_check_order_and_partial_checks(monkeypatch):
         return real(self, c)
 
     monkeypatch.setattr(SymbolicChecker, "first_uncovered", spy)
-    keys = ss._counterexamples(ctx, empty, values, time.perf_counter() + 60, 3)
+    keys = ctx.keys(empty, time.perf_counter() + 60, 3)
     assert len(keys) == 3 and seen == list(clusterings(p))[: len(seen)]
     failed = sorted(ctx.failing, key=ctx.failing.get, reverse=True)
     assert len(failed) == 3
     seen.clear()
-    assert ss._counterexamples(ctx, empty, values, time.perf_counter() + 60, 1)
+    assert ctx.keys(empty, time.perf_counter() + 60, 1)
     assert seen[0] == failed[0]  # the most recent failure first
     # a deadline that passes after the first counterexample: that one is returned
     clock = {"late": False}
@@ -153,8 +153,8 @@ def test_check_order_and_partial_checks(monkeypatch):
         return r
 
     monkeypatch.setattr(SymbolicChecker, "first_uncovered", late)
-    ctx2 = ss.SearchContext(p, "highs", None, 1)
-    part = ss._counterexamples(ctx2, empty, ss.DemandValues(p), 1.0, 60)
+    ctx2 = ss.CounterexampleOracle(p, DemandCatalogue(p))
+    part = ctx2.keys(empty, 1.0, 60)
     assert part is not None and len(part) == 1
     clock["late"] = True  # past the deadline before any clustering: None, not []
-    assert ss._counterexamples(ctx2, empty, ss.DemandValues(p), 1.0, 60) is None
+    assert ctx2.keys(empty, 1.0, 60) is None

@@ -1,4 +1,4 @@
-"""How the symbolic engine spends its time limit (symbolic_search.lp_reserve, the re-check
+"""How the symbolic engine spends its time limit (rounds.state.lp_reserve, the re-check
 reserve in optimizer._optimize_symbolic): the limit bounds the whole call, re-check included,
 and the loop keeps for the final LP bound only what that bound needs."""
 
@@ -11,21 +11,26 @@ import pytest
 
 from eqattn.attention import Problem
 from eqattn.optimize import optimize
-from eqattn.optimize import symbolic_search as ss
-from eqattn.optimize.symbolic_search import SearchContext, lp_reserve, search
+from eqattn.attention import Design
+from eqattn.optimize import search as ss
+from eqattn.optimize.budget import Budget
+from eqattn.optimize.oracle import CounterexampleOracle
+from eqattn.optimize.rounds import state as st
+from eqattn.optimize.rounds.state import lp_reserve
+from eqattn.optimize.search import search
 
 
 def test_lp_reserve_is_a_share_until_an_lp_bound_is_timed():
-    assert lp_reserve(50.0, None) == pytest.approx((1 - ss.LOOP_SHARE) * 50.0)
+    assert lp_reserve(50.0, None) == pytest.approx((1 - st.LOOP_SHARE) * 50.0)
     assert lp_reserve(math.inf, None) == 0.0
     assert lp_reserve(-3.0, None) == 0.0
 
 
 @pytest.mark.parametrize("lp_s", [0.0, 0.1, 0.7, 1.0, 4.9, 5.0, 30.0])
 def test_lp_reserve_follows_the_last_lp_bound(lp_s):
-    share = (1 - ss.LOOP_SHARE) * 50.0
+    share = (1 - st.LOOP_SHARE) * 50.0
     r = lp_reserve(50.0, lp_s)
-    assert r == pytest.approx(min(share, max(ss.LP_RESERVE_MIN, ss.LP_RESERVE * lp_s)))
+    assert r == pytest.approx(min(share, max(st.LP_RESERVE_MIN, st.LP_RESERVE * lp_s)))
     assert r <= share + 1e-12
     # a slower LP bound never gets less time
     assert lp_reserve(50.0, lp_s + 1.0) >= r
@@ -35,14 +40,13 @@ def test_search_keeps_the_recheck_reserve():
     # H = 16: the search runs to its time limit (not proven within it); with a re-check factor
     # it must return by `deadline - factor * (its check of the incumbent)`
     p = Problem.create("C8", "8xregular", 16, 4)
-    ctx = SearchContext(p, "highs", None, 1)
     factor = 5.0
     deadline = time.perf_counter() + 12.0
-    res = search(ctx, deadline, recheck_factor=factor)
+    res = search(p, Budget.starting(hard_end=deadline), threads=1, recheck_factor=factor)
     done = time.perf_counter()
-    assert res.design is not None and ctx.best_check_s > 0
+    assert res.design is not None and res.best_check_s > 0
     assert res.status in ("feasible", "optimal")
-    assert done <= deadline - factor * ctx.best_check_s + 1.0  # one step's overrun at most
+    assert done <= deadline - factor * res.best_check_s + 1.0  # one step's overrun at most
 
 
 def test_the_time_limit_bounds_the_whole_call():
@@ -60,18 +64,17 @@ def test_first_check_counts_a_third_towards_the_recheck_reserve(monkeypatch):
     re-check reuses): it stands for FIRST_CHECK_SHARE of itself in the re-check reserve.
     C2, 32xregular, H = 4, d = 16: the regular design stays the answer (proven optimal)."""
     checks = []
-    real = ss._counterexamples
+    real = CounterexampleOracle.keys
 
-    def spy(ctx, design, *a, **kw):
-        out = real(ctx, design, *a, **kw)
-        checks.append((design == ss._regular(ctx.problem), ctx.last_check_s))
+    def spy(oracle, design, *a, **kw):
+        out = real(oracle, design, *a, **kw)
+        checks.append((design == Design.regular(oracle.problem), oracle.last_check_s))
         return out
 
-    monkeypatch.setattr(ss, "_counterexamples", spy)
+    monkeypatch.setattr(CounterexampleOracle, "keys", spy)
     p = Problem.create("C2", "32xregular", 4, 16)
-    ctx = SearchContext(p, "highs", None, 1)
-    res = search(ctx, time.perf_counter() + 60, recheck_factor=3.0)
-    assert res.status == "optimal" and res.design == ss._regular(p)
+    res = search(p, Budget.starting(60), threads=1, recheck_factor=3.0)
+    assert res.status == "optimal" and res.design == Design.regular(p)
     assert checks[0][0]  # the regular design is checked first
     assert ss.FIRST_CHECK_SHARE == pytest.approx(1 / 3)
-    assert ctx.best_check_s == pytest.approx(checks[0][1] * ss.FIRST_CHECK_SHARE)
+    assert res.best_check_s == pytest.approx(checks[0][1] * ss.FIRST_CHECK_SHARE)

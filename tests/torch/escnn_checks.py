@@ -61,4 +61,15 @@ for G_e in (group.cyclic_group(4), group.dihedral_group(4), group.cyclic_group(8
         "to_escnn_irreps": [r.name for r in back.representations],
         "representation": [G2.name, str(V2), change2.error],
     }
+# the docstring examples of eqattn.torch.interop (they need escnn, so they run here)
+import contextlib  # noqa: E402
+import doctest  # noqa: E402
+import io  # noqa: E402
+
+import eqattn.torch.interop as interop  # noqa: E402
+
+report = io.StringIO()
+with contextlib.redirect_stdout(report):
+    res = doctest.testmod(interop, optionflags=doctest.ELLIPSIS)
+out["doctests"] = {"failed": res.failed, "attempted": res.attempted, "report": report.getvalue()[-3000:]}
 print(json.dumps(out))

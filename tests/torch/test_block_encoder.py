@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from block_cases import copies, elements, hom_dim, invariant_dim, rho
+from .block_cases import copies, elements, hom_dim, invariant_dim, rho
 
 import eqattn
 from eqattn.torch import (

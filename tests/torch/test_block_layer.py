@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import torch
-from eqtorch_cases import reference_attention
+from .eqtorch_cases import reference_attention
 
 from eqattn.attention import Design, Problem, check_report
 from eqattn.numeric import realize_design
@@ -118,7 +118,8 @@ def test_buckets_split_uneven_heads_and_agree_with_one_call():
         other = EquivariantAttention(real, dtype=F64)
         other.load_design_weights(layer.design_weights())
         other.layout, other.buckets = lay, list(lay.buckets)
-        other._bucket_heads = [torch.as_tensor(L._bucket_members(lay, i)) for i in range(len(lay.buckets))]
+        for i in range(len(lay.buckets)):
+            other._buffers[f"_bucket_heads_{i}"] = torch.as_tensor(L._bucket_members(lay, i))
         # the block expansion writes in its own layout; rebuild it for this one
         from eqattn.torch.expansion import BlockExpansion
 
@@ -174,3 +175,18 @@ def test_hom_expansion_matches_compose(group, V, k, W):
         np.testing.assert_allclose(A.detach().numpy(), hom.compose(theta.detach().numpy()), atol=1e-12)
         A.square().sum().backward()  # d/dθ |A|^2 = 2θ (orthonormal coordinates)
         np.testing.assert_allclose(theta.grad.numpy(), 2 * theta.detach().numpy(), atol=1e-11)
+
+
+def test_optimiser_design_count_and_equivariance():
+    """D4 on 2 x regular, H = 2, d = 2: the optimiser's proven design (``eqattn optimize -G D4
+    -V 2xregular -H 2 -d 2 --json``: optimal, 208 parameters) as a layer; from_json checks the
+    stated count."""
+    data = {"group": "D4", "rep": "2xregular", "heads": 2, "head_dim": 2, "design_params": 208, "status": "optimal",
+            "orbits": [{"subgroup": 7, "rep": "2xA1 + 2xA2 + 2xB1 + 2xB2 + E1"}, {"subgroup": 1, "rep": "2xA + 2xB"}]}
+    layer = EquivariantAttention.from_json(data, dtype=F64, generator=torch.Generator().manual_seed(0))
+    assert layer.block and layer.num_parameters == 208 == sum(t.numel() for t in layer.parameters())
+    X = x_of(layer.dim_v, seed=3)
+    Y = layer(X).detach()
+    for g in range(layer.group_order):
+        R = layer.group_action(g)
+        assert float((layer(X @ R.T).detach() - Y @ R.T).abs().max()) < TOL

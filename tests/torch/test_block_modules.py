@@ -14,7 +14,7 @@ import pytest
 import torch
 
 import eqattn
-from block_cases import chi, copies, elements, hom_dim, invariant_dim, rep, rho, trivial_copies_of  # noqa: F401
+from .block_cases import chi, copies, elements, hom_dim, invariant_dim, rep, rho, trivial_copies_of  # noqa: F401
 from eqattn.torch.components import components
 from eqattn.torch import (
     AbsolutePositionBias,

@@ -37,6 +37,13 @@ def escnn_results() -> dict:
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 
+def test_interop_docstring_examples_run(escnn_results: dict) -> None:
+    """The examples of eqattn.torch.interop (escnn's D4 regular field is 2xA1 + ... + 4xE1,
+    as docs/site/interop.md says) are doctests, run in .venv-escnn by escnn_checks.py."""
+    d = escnn_results["doctests"]
+    assert d["attempted"] >= 20 and d["failed"] == 0, d["report"]
+
+
 @pytest.mark.parametrize("name, rep", [
     ("C4", "2xA + 2xB + 2xE1"),
     ("D4", "2xA1 + 2xA2 + 2xB1 + 2xB2 + 4xE1"),

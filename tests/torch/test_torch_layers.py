@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import torch
-from eqtorch_cases import heads_from_thetas, make_cases, reference_attention
+from .eqtorch_cases import heads_from_thetas, make_cases, reference_attention
 
 from eqattn.torch import EquivariantAttention, VanillaAttention
 
@@ -150,7 +150,7 @@ def test_canonical_basis_spans_the_same_space(case):
 
 
 def test_sparse_and_dense_expansion_agree(monkeypatch):
-    import eqattn.torch.layers as L
+    import eqattn.torch.dense as L
 
     case = CASES[5]
     dense = build(case, seed=3)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from . import atlas, catalog, clusterings, designs, groups, inspect, optimize, page
+from . import atlas, budget, catalog, clusterings, designs, groups, inspect, optimize, page
 
 ROUTERS: list[APIRouter] = [
     catalog.router,
@@ -17,6 +17,7 @@ ROUTERS: list[APIRouter] = [
     clusterings.router,
     designs.router,
     optimize.router,
+    budget.router,  # POST /api/front, /api/widening, /api/partial (designs within a compute budget)
     inspect.router,  # subgroup inspector, character table, witnesses, verify (issue 12)
     atlas.router,  # GET /api/atlas for static/atlas.html (issue 14)
     page.router,

@@ -3,6 +3,7 @@ every witness of a clustering (paged) and "Verify numerically" for one clusterin
 
   GET  /api/subgroup?group=NAME&id=N      eqattn.reps.group_views.subgroup_inspector_json
   GET  /api/character-table?group=NAME    eqattn.reps.group_views.character_table_json (of G)
+  GET  /api/restrictions?group=NAME&rep=V eqattn.reps.group_views.restrictions_json (V|K per class K)
   POST /api/witnesses   WitnessesIn       eqattn.attention.views.witnesses_page
   POST /api/verify      VerifyIn          eqattn.numeric.verify.verify_clustering
 
@@ -78,6 +79,26 @@ class SubgroupOut(_Open):
     character_table: CharacterTableOut
 
 
+class RestrictionIrrepOut(_Open):
+    label: str
+    dim: int
+    multiplicity: int = Field(description="m_τ(V|K)")
+    params_per_copy: int = Field(description="4 · m_τ(V|K) · e_τ: the parameters one copy of τ in W adds")
+
+
+class RestrictionOut(_Open):
+    id: int
+    name: str
+    text: str = Field(description="V|K in the rep notation")
+    irreps: list[RestrictionIrrepOut]
+
+
+class RestrictionsOut(_Open):
+    group: str
+    rep: str
+    subgroups: list[RestrictionOut]
+
+
 class WitnessesIn(DesignIn):
     clustering: int = Field(ge=0, description="clustering id (from /api/clusterings)")
     offset: int = Field(default=0, ge=0, le=1_000_000)
@@ -135,6 +156,21 @@ async def character_table(
     name = group.strip()
     try:
         return await engine.run(engine.pool_for(name), work.character_table, name, request=request, key=name)
+    except InputError as e:
+        raise _group_field(e) from e
+
+
+@router.get("/api/restrictions", response_model=RestrictionsOut, responses=ERRORS)
+async def restrictions(
+    engine: EngineDep,
+    request: Request,
+    group: str = Query(min_length=1, max_length=MAX_TEXT, examples=["C4"]),
+    rep: str = Query(min_length=1, max_length=MAX_TEXT, examples=["E1"]),
+) -> dict:
+    """V restricted to every subgroup class K, with what one copy of each irrep of K costs in a head."""
+    name = group.strip()
+    try:
+        return await engine.run(engine.pool_for(name), work.restrictions, name, rep, request=request, key=name)
     except InputError as e:
         raise _group_field(e) from e
 

@@ -1,5 +1,6 @@
 // The designer page: wiring and the flow of changes. The modules hold the parts:
 //   store.js (the model), state.js (URL form), history.js (history, undo/redo),
+//   flow.js (what a change of the input sets off: counts, dimmed results, history),
 //   errors.js (who owns which message), vanilla.js (panel 1 and the live counts),
 //   design.js (palette and orbit cards), results.js (clusterings and coverage),
 //   explain.js (the clustering drawer), optimise.js (the optimiser panel),
@@ -7,96 +8,22 @@
 // No theory here: every count and verdict comes from the server.
 
 import { api } from "./api.js";
-import { model, hooks, PAGE } from "./store.js";
+import { model, PAGE } from "./store.js";
 import { fromUrl } from "./state.js";
-import { setErrors, clearActionErrors, renderErrors } from "./errors.js";
-import { initHistory, commit, replace, arrived, undo, redo, breakMerge } from "./history.js";
-import { abort, loadGroup, useGroup, renderCatalog, syncGroupSelect, renderIrreps, scheduleCounts, refreshCounts,
-         renderCounts, clearStepperErrors } from "./vanilla.js";
+import { setErrors, renderErrors } from "./errors.js";
+import { initHistory, replace, arrived, undo, redo, breakMerge } from "./history.js";
+import { loadGroup, useGroup, renderCatalog, syncGroupSelect, refreshCounts, clearStepperErrors, renderGroupInfo } from "./vanilla.js";
 import { renderPalette, renderCards, renderDesignHint } from "./design.js";
-import { runClusterings, runCoverage, renderResults, settle, clusteringsStale, coverageStale } from "./results.js";
+import { runClusterings, runCoverage, renderResults } from "./results.js";
 import { renderExplain, hideExplain } from "./explain.js";
-import { bindOptimiser, renderOptimum } from "./optimise.js";
+import { bindOptimiser, optimumFromState } from "./optimise.js";
+import { problemChanged, restore, syncInputs } from "./flow.js";
 import { renderGlossary, openGlossary, closeGlossary, decorateTerms } from "./glossary.js";
 import { openInspector, closeInspector } from "./inspector.js";
 import { bindExport } from "./export.js";
 import { $ } from "./util.js";
 
 const state = model.state;
-
-// ------------------------------------------------------------------------------ changes
-// G, V, H or d changed (kind names the step for the history).
-function problemChanged(kind) {
-  for (const s of ["clusterings", "coverage", "optimize"]) abort(s);
-  clearActionErrors();
-  model.pending = true;
-  model.pendingProblem = true;
-  renderResults();
-  if (state.sel !== null) renderExplain();
-  renderOptimum();
-  if (kind) commit(kind);
-  scheduleCounts();
-}
-
-// The design's orbits changed.
-function designChanged(kind) {
-  abort("coverage");
-  if (kind !== "optimize") abort("optimize");
-  clearActionErrors();
-  model.pending = true;
-  renderResults();
-  if (state.sel !== null) renderExplain();
-  renderDesignHint();
-  renderOptimum();
-  if (kind) commit(kind);
-  scheduleCounts();
-}
-
-function countsSettled(pk, dk) {
-  model.pendingProblem = false;
-  settle(pk, dk);
-  if (state.sel !== null) renderExplain();
-  renderOptimum();
-}
-
-// Bring the page in line with `state` (after Back / Forward / Undo / Redo / import).
-async function restore({ group = null } = {}) {
-  let g = group;
-  if (!g && (!model.group || model.group.name !== state.group)) g = await loadGroup(state.group);
-  if (g) useGroup(g);
-  else if (!model.group || model.group.name !== state.group) { syncInputs(); return; }
-  syncGroupSelect();
-  syncInputs();
-  model.counts = null;
-  clearStepperErrors();
-  renderIrreps();
-  renderPalette();
-  renderCards();
-  renderCounts();
-  clearActionErrors();
-  model.pending = true;
-  model.pendingProblem = true;
-  renderResults();
-  renderOptimum();
-  const { view, sel } = state;
-  await refreshCounts();
-  state.view = view;
-  state.sel = sel;
-  replace();
-  // the view of this entry: results already at hand come back; else they are computed again
-  if (state.view === "coverage" && coverageStale()) await runCoverage();
-  else if (state.view === "clusterings" && clusteringsStale()) await runClusterings();
-  renderResults();
-  if (state.sel !== null) renderExplain(); else hideExplain();
-}
-
-function syncInputs() {
-  $("rep-text").value = state.rep;
-  $("heads").value = state.heads;
-  $("head-dim").value = state.headDim;
-  $("clusterings-filter").value = state.filter;
-  $("time-limit").value = state.timeLimit;
-}
 
 // The user picks another group: load it, then reset V and the design.
 async function selectGroup(name) {
@@ -138,10 +65,12 @@ function bind() {
     const v = e.target.value;
     if (v === "__custom__") {
       $("custom-row").hidden = false;
+      renderGroupInfo();
       $("custom-gens").focus();
       return;
     }
     $("custom-row").hidden = true;
+    setErrors("group", null);
     selectGroup(v);
   });
   const applyCustom = () => {
@@ -194,13 +123,6 @@ function bind() {
   bindExport();
 }
 
-hooks.problemChanged = problemChanged;
-hooks.designChanged = designChanged;
-hooks.countsSettled = countsSettled;
-hooks.openInspector = openInspector;
-hooks.openGlossary = openGlossary;
-hooks.restore = restore;
-
 async function init() {
   bind();
   syncInputs();
@@ -222,6 +144,7 @@ async function init() {
   useGroup(g);
   renderPalette();
   renderCards();
+  optimumFromState();
   replace();
   await refreshCounts();
   if (state.view === "coverage") await runCoverage();

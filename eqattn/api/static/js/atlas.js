@@ -181,6 +181,7 @@ async function main() {
   } catch (e) {
     $("atlas-error").textContent = `No atlas to show: ${e.message}`;
     $("atlas-error").hidden = false;
+    $("atlas-howto").hidden = false;  // say how to get one instead of an empty table
   }
   render();
   document.body.dataset.ready = "1";

@@ -1,4 +1,6 @@
-// SVG drawings: heads as dots, clusters as rounded boxes around dots, orbits as labelled frames.
+// SVG drawings: heads as dots, clusters as rounded boxes around dots, orbits as labelled frames;
+// under each orbit of several clusters, how G's generators permute its clusters (numbered 1..n,
+// the cosets of K: the server's coset_action), e.g. "a: (1 2)".
 
 const NS = "http://www.w3.org/2000/svg";
 const R = 4.5;        // dot radius
@@ -8,6 +10,7 @@ const GAP = 4;        // between clusters
 const OPAD = 5;       // orbit frame padding
 const LABEL_H = 15;   // orbit label line
 const OGAP = 6;       // between orbits
+const ACT_H = 13;     // one line of a generator's action on the clusters
 
 function el(name, attrs = {}, parent = null) {
   const e = document.createElementNS(NS, name);
@@ -20,8 +23,32 @@ function textWidth(s, px = 11) {
   return Math.ceil(s.length * px * 0.6) + 2;
 }
 
+// A permutation of 0..n-1 (images) in cycle notation on 1..n, fixed points left out.
+export function cycleText(images) {
+  const seen = new Array(images.length).fill(false);
+  let out = "";
+  for (let i = 0; i < images.length; i++) {
+    if (seen[i] || images[i] === i) { seen[i] = true; continue; }
+    const cyc = [];
+    for (let j = i; !seen[j]; j = images[j]) { seen[j] = true; cyc.push(j + 1); }
+    out += `(${cyc.join(" ")})`;
+  }
+  return out || "fixes each";
+}
+
+// How each generator of G permutes the clusters of an orbit G/K: [{letter, text, title}].
+function actionLines(sub, generators) {
+  if (!sub || !sub.coset_action || sub.index < 2) return [];
+  return sub.coset_action.map((images, s) => {
+    const gen = generators?.[s];
+    const letter = gen?.letter ?? String.fromCharCode(97 + s);
+    const text = `${letter}: ${cycleText(images)}`;
+    return { text, title: `${letter}${gen?.description ? ` (${gen.description})` : ""} sends cluster i to cluster j: ${cycleText(images)}` };
+  });
+}
+
 // One orbit G/K with `index` clusters of `n` heads each, laid out within maxW.
-function layoutOrbit(index, n, label, maxW) {
+function layoutOrbit(index, n, label, maxW, lines = []) {
   const inner = Math.max(maxW - 2 * OPAD, PITCH + 2 * CPAD);
   const perRow = Math.max(1, Math.min(n, Math.floor((inner - 2 * CPAD) / PITCH)));
   const rows = Math.ceil(n / perRow);
@@ -36,8 +63,9 @@ function layoutOrbit(index, n, label, maxW) {
     rowW = Math.max(rowW, x - GAP);
   }
   const contentH = y + ch;
-  const w = Math.min(maxW, Math.max(rowW, textWidth(label)) + 2 * OPAD);
-  return { w, h: LABEL_H + contentH + 2 * OPAD - 2, clusters };
+  const textW = Math.max(textWidth(label), ...lines.map((l) => textWidth(l.text, 10)));
+  const w = Math.min(maxW, Math.max(rowW, textW) + 2 * OPAD);
+  return { w, h: LABEL_H + contentH + 2 * OPAD - 2 + lines.length * ACT_H, clusters, contentH };
 }
 
 function orbitLabel(o, subgroups) {
@@ -48,13 +76,14 @@ function orbitLabel(o, subgroups) {
 }
 
 // The SVG of one clustering: its H heads, grouped into clusters, grouped into orbits.
-export function clusteringSvg(clustering, width, subgroups) {
+export function clusteringSvg(clustering, width, subgroups, generators = []) {
   const frames = [];
   for (const o of clustering.orbits) {
     const lab = orbitLabel(o, subgroups);
     const text = lab.main + (lab.type ? " " + lab.type : "") + (o.degenerate ? " ⚠" : "");
+    const lines = actionLines(subgroups.get(o.subgroup), generators);
     for (let c = 0; c < (o.count || 1); c++) {
-      frames.push({ o, lab, text, ...layoutOrbit(o.index, o.cluster_size, text, width) });
+      frames.push({ o, lab, text, lines, ...layoutOrbit(o.index, o.cluster_size, text, width, lines) });
     }
   }
   // flow the orbit frames
@@ -86,14 +115,26 @@ export function clusteringSvg(clustering, width, subgroups) {
       const ts = el("tspan", { dx: 4 }, label);
       ts.textContent = "⚠";
     }
-    for (const c of f.clusters) {
+    const numbered = f.lines.length > 0;
+    f.clusters.forEach((c, ci) => {
       const cx = OPAD + c.x, cy = OPAD + LABEL_H - 2 + c.y;
       el("rect", { x: cx, y: cy, width: c.w, height: c.h, rx: Math.min(7, c.h / 2), class: "cluster" }, g);
       for (let k = 0; k < c.n; k++) {
         const col = k % c.perRow, row = Math.floor(k / c.perRow);
         el("circle", { cx: cx + CPAD + PITCH / 2 + col * PITCH, cy: cy + CPAD + PITCH / 2 + row * PITCH, r: R, class: "dot" }, g);
       }
-    }
+      if (numbered) {  // the cluster's number, inside its first dot
+        const t = el("text", { x: cx + CPAD + PITCH / 2, y: cy + CPAD + PITCH / 2 + 3, class: "cluster-num", "text-anchor": "middle" }, g);
+        t.textContent = String(ci + 1);
+      }
+    });
+    f.lines.forEach((line, li) => {
+      const lg = el("g", {}, g);
+      el("title", {}, lg).textContent = line.title;
+      const t = el("text", { x: OPAD, y: OPAD + LABEL_H - 2 + f.contentH + 11 + li * ACT_H, class: "action-text" }, lg);
+      const maxChars = Math.floor((f.w - 2 * OPAD) / 6);
+      t.textContent = line.text.length > maxChars ? line.text.slice(0, Math.max(4, maxChars - 1)) + "…" : line.text;
+    });
   }
   return svg;
 }

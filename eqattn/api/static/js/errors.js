@@ -14,6 +14,7 @@ const FIXED_SLOTS = { group: "group-error", name: "group-error", rep: "rep-error
                       head_dim: "head_dim-error", orbits: "orbits-error" };
 const INPUT_OF = { group: "group-select", name: "group-select", rep: "rep-text", heads: "heads", head_dim: "head-dim" };
 const FIELD_SOURCES = new Set(["design", "group", "catalog", "steppers"]);
+const SOURCE_SLOT = { group: "group-error", catalog: "group-error" };  // a field source's message that names no field
 const ACTION_SLOT = { clusterings: "clusterings-error", coverage: "coverage-error", optimize: "optimize-error",
                       catalog: "group-error", group: "group-error" };
 const LABEL = { group: "group G", name: "group G", rep: "tokens V", heads: "heads H", head_dim: "head dim d",
@@ -54,12 +55,14 @@ export function clearActionErrors() {
   renderErrors();
 }
 
+// The card showing design orbit i (identical consecutive orbits share one card).
 function cardOf(i) {
-  const card = $("cards").children[i];
-  return card && card.classList.contains("card") ? card : null;
+  return [...$("cards").querySelectorAll(".card")]
+    .find((c) => Number(c.dataset.index) <= i && i < Number(c.dataset.index) + Number(c.dataset.count || 1)) || null;
 }
 
-function fieldSlot(field) {
+function fieldSlot(field, source) {
+  if (!field && SOURCE_SLOT[source]) return $(SOURCE_SLOT[source]);
   if (field && FIXED_SLOTS[field]) return $(FIXED_SLOTS[field]);
   const m = field && field.match(/^orbits\[(\d+)\]/);
   if (m) return cardOf(Number(m[1]))?.querySelector(".card-error") || $("orbits-error");
@@ -76,11 +79,17 @@ export function renderErrors() {
     if (!bySlot.has(slot)) bySlot.set(slot, new Set());
     bySlot.get(slot).add(text);
   };
+  // the page's own check of a box speaks for it: the server's answer about the same field is
+  // for a value the box no longer holds, or says the same thing again
+  const checked = (errors.steppers || []).map((it) => it.field).filter(Boolean);
+  const superseded = (source, it) => source === "design" && it.field &&
+    checked.some((f) => it.field === f || it.field.startsWith(`${f}.`));
   for (const [source, items] of Object.entries(errors)) {
     for (const it of items || []) {
+      if (superseded(source, it)) continue;
       if (FIELD_SOURCES.has(source)) {
         const fixed = it.field && (FIXED_SLOTS[it.field] || /^orbits\[\d+\]/.test(it.field));
-        add(fieldSlot(it.field), (it.field && !fixed ? `${fieldLabel(it.field)}: ` : "") + it.msg);
+        add(fieldSlot(it.field, source), (it.field && !fixed ? `${fieldLabel(it.field)}: ` : "") + it.msg);
         if (it.el) it.el.setAttribute("aria-invalid", "true");
         else if (it.field && INPUT_OF[it.field]) $(INPUT_OF[it.field]).setAttribute("aria-invalid", "true");
         if ((it.field === "group" || it.field === "name") && !$("custom-row").hidden) $("custom-gens").setAttribute("aria-invalid", "true");

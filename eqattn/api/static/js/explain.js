@@ -4,7 +4,10 @@
 
 import { api } from "./api.js";
 import { model, subName, designBody } from "./store.js";
-import { designKey } from "./state.js";
+import { designKey, parseMults } from "./state.js";
+import { designChanged } from "./flow.js";
+import { renderCards } from "./design.js";
+import { runCoverage } from "./results.js";
 import { itemsOf, fieldLabel } from "./errors.js";
 import { term } from "./glossary.js";
 import { $, h, fmt, plural, sci } from "./util.js";
@@ -19,17 +22,43 @@ export function hideExplain() {
   verifyCtl?.abort();
 }
 
+// Orbits of the clustering are "vanilla orbit N", orbits of the design "design orbit N": the
+// witness text is built here from the answer's structure, in these words.
 function optionText(o) {
-  if (o.text) return o.text;
   const where = `vanilla orbit ${o.orbit + 1} (G/${o.subgroup})`;
-  return o.zero ? `${where}: M = 0 (zero pool), R profile ${o.b}, demand ${o.D}`
-    : `${where}: M profile ${o.a}, R profile ${o.b}; K̄ = ${o.kbar}, image P = ${o.P}, demand D = ${o.D}`;
+  return o.zero ? `${where} has M = 0 (rank too small: the zero pool) and R with profile ${o.b}`
+    : `${where} has M with profile ${o.a} and R with profile ${o.b} (demand ${o.D} on K̄ = ${o.kbar})`;
+}
+
+function demandText(label) {
+  return String(label).replace(/^orbit (\d+)/, "vanilla orbit $1");
+}
+
+// "64xA + 64xB" + "64xA" -> "128xA + 64xB": several hosts' supplies summed (notation only).
+export function sumReps(texts) {
+  const total = new Map();
+  for (const t of texts) {
+    for (const [lab, m] of Object.entries(parseMults(t))) {
+      if (typeof m === "number") total.set(lab, (total.get(lab) || 0) + m);
+    }
+  }
+  const terms = [...total].filter(([, m]) => m > 0).map(([lab, m]) => (m === 1 ? lab : `${m}x${lab}`));
+  return terms.length ? terms.join(" + ") : "0";
+}
+
+function hostName(i) {
+  const o = model.state.orbits[i];
+  return `design orbit ${i + 1}` + (o ? ` (G/${subName(o.subgroup)}, W = ${o.rep})` : "");
 }
 
 function hostsText(hosts) {
-  return (hosts || []).map((x) => `design orbit ${x.design_orbit + 1}` +
-    (model.state.orbits[x.design_orbit] ? ` (G/${subName(model.state.orbits[x.design_orbit].subgroup)})` : "") +
+  return (hosts || []).map((x) => hostName(x.design_orbit) +
     (x.coset_rep !== undefined && x.coset_rep !== null ? `, coset g${x.coset_rep}` : "")).join("; ");
+}
+
+function scenarioText(w) {
+  const opts = (w.scenario || []).map(optionText);
+  return opts.length ? `In this scenario ${opts.join("; ")}.` : "";
 }
 
 function table(rows, head) {
@@ -43,16 +72,18 @@ function errorText(e) {
 function witnessBlock(w, title, good = true) {
   const blk = h("div", { class: `scenario ${good ? "good" : "bad"}` });
   if (title) blk.append(h("p", {}, h("strong", { text: title })));
-  blk.append(h("p", { text: w.text || (w.scenario || []).map(optionText).join("; ") }));
+  blk.append(h("p", { text: scenarioText(w) || w.text || "" }));
+  if (w.assignments && !w.assignments.length && !w.shortfall) blk.append(h("p", { class: "muted", text: "Nothing needs hosting: every demand is 0." }));
   if (w.assignments?.length) {
     blk.append(table(w.assignments.map((a) => h("tr", {},
-      h("td", { text: a.demand }), h("td", { text: a.kbar }), h("td", { text: a.D }),
+      h("td", { text: demandText(a.demand) }), h("td", { text: a.kbar }), h("td", { text: a.D }),
       h("td", { text: hostsText(a.hosts) }),
-      h("td", { text: (a.hosts || []).map((x) => x.supply).join(" + ") }))),
+      h("td", { text: sumReps((a.hosts || []).map((x) => x.supply)),
+                title: (a.hosts || []).length > 1 ? `the hosts' supplies ${(a.hosts || []).map((x) => x.supply).join(" + ")}, summed` : "" }))),
       ["vanilla demand", h("span", {}, "on ", term("K̄", "kbar")), term("demands", "demand"),
        h("span", {}, "hosted by (", term("witness", "witness"), ")"), term("supplies", "supply")]));
   } else if (w.shortfall?.length) {
-    blk.append(table(w.shortfall.map((d) => h("tr", {}, h("td", { text: d.demand }), h("td", { text: d.kbar }),
+    blk.append(table(w.shortfall.map((d) => h("tr", {}, h("td", { text: demandText(d.demand) }), h("td", { text: d.kbar }),
       h("td", { class: "short", text: `${d.missing} missing` }))),
       ["vanilla demand", h("span", {}, "on ", term("K̄", "kbar")), "design falls short by"]));
   }
@@ -116,17 +147,62 @@ export function renderExplain() {
     const ce = cv.counterexample || {};
     body.append(h("p", { class: "verdict bad" }, "✗ Not covered. Counterexample: a ", term("scenario", "scenario"), " the design cannot realise."));
     const blk = witnessBlock({ ...ce, shortfall: null, assignments: null }, null, false);
-    if (ce.explanation && ce.text && ce.explanation !== ce.text) blk.append(h("p", { text: ce.explanation }));
     const shortBy = new Map((ce.shortfall || []).map((x) => [x.demand, x]));
+    if (ce.shortfall?.length) {
+      blk.append(h("p", { text: "No assignment of the design's orbits meets every demand; in the best attempt " +
+        ce.shortfall.map((x) => `the ${demandText(x.demand)} (on ${x.kbar}) lacks ${x.missing}`).join("; ") + "." }));
+    }
     if (ce.demands?.length) {
       blk.append(table(ce.demands.map((d) => h("tr", {},
-        h("td", { text: d.demand }), h("td", { text: d.kbar }), h("td", { text: d.D }),
+        h("td", { text: demandText(d.demand) }), h("td", { text: d.kbar }), h("td", { text: d.D }),
         h("td", { class: shortBy.has(d.demand) ? "short" : "", text: shortBy.has(d.demand) ? `${shortBy.get(d.demand).missing} missing` : "met" }))),
         ["vanilla demand", h("span", {}, "on ", term("K̄", "kbar")), term("demands", "demand"), "design falls short by"]));
     }
     body.append(blk);
+    const fixes = missingOrbits(ce);
+    if (fixes.length) {
+      body.append(h("div", { class: "row explain-actions" },
+        ...fixes.map((f) => h("button", { type: "button", class: "add-missing",
+          text: `Add G/${f.name} with W = ${f.rep}`,
+          title: `An orbit G/${f.name} with W = ${f.rep} hosts the ${f.demand} alone (W contains its image P and its demand D); coverage is checked again`,
+          onclick: () => addMissing(f) })),
+        h("span", { class: "muted small", text: "adds an orbit that meets what this scenario lacks; coverage is checked again" })));
+    }
   }
   body.append(termsLine());
+}
+
+// What a counterexample lacks, as orbits to add (SPEC §4.4): a design orbit (K̄, W) hosts an
+// option (K̄, P, D) through its own coset when P ≤ W, and then supplies W itself; so for each
+// demand left short, the orbit G/K̄ with W = P ∨ D (per irrep the larger multiplicity) hosts
+// and meets it alone, and this scenario is met (the demands the best attempt met keep their
+// hosts; the new orbits are distinct). Other scenarios may still fail: coverage is re-checked.
+function maxReps(a, b) {
+  const out = new Map();
+  for (const t of [a, b]) {
+    for (const [lab, m] of Object.entries(parseMults(t || "0"))) if (typeof m === "number") out.set(lab, Math.max(out.get(lab) || 0, m));
+  }
+  const terms = [...out].filter(([, m]) => m > 0).map(([lab, m]) => (m === 1 ? lab : `${m}x${lab}`));
+  return terms.length ? terms.join(" + ") : "0";
+}
+
+function missingOrbits(ce) {
+  const out = [];
+  for (const x of ce.shortfall || []) {
+    if (!x.missing || x.missing === "0") continue;
+    const d = (ce.demands || []).find((y) => y.demand === x.demand && y.kbar === x.kbar);
+    const sub = model.group?.subgroups.find((s) => s.name === x.kbar);
+    if (!sub || !d) continue;
+    out.push({ id: sub.id, name: x.kbar, rep: maxReps(d.P, d.D), demand: demandText(x.demand) });
+  }
+  return out;
+}
+
+function addMissing(f) {
+  model.state.orbits.push({ subgroup: f.id, rep: f.rep });
+  renderCards();
+  designChanged("add-missing");
+  runCoverage();
 }
 
 async function loadWitnesses(id, offset) {

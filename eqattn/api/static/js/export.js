@@ -2,7 +2,8 @@
 // eqattn.torch.EquivariantAttention from it, the clusterings / coverage report as CSV, a link.
 
 import { api } from "./api.js";
-import { model, hooks, subName } from "./store.js";
+import { model, subName } from "./store.js";
+import { restore } from "./flow.js";
 import { intOrRaw } from "./state.js";
 import { itemsOf, fieldLabel } from "./errors.js";
 import { commit } from "./history.js";
@@ -35,8 +36,10 @@ export function exportDesign() {
 export function torchSnippet() {
   const data = { ...designJson(), design_params: model.counts?.design_params };
   const json = JSON.stringify(data, null, 2);
+  const peak = model.counts?.layer_memory?.peak_bytes;
+  const memory = peak ? `# Building it needs about ${(peak / 2 ** 20).toFixed(0)} MB (estimated before anything is built, float32).\n` : "";
   return `# The equivariant attention layer designed on the eqattn page (pip install 'eqattn[torch]').
-import json
+${memory}import json
 
 from eqattn.torch import EquivariantAttention
 
@@ -93,17 +96,39 @@ export function exportCsv() {
 }
 
 // ------------------------------------------------------------------------------ import
-// Every orbit is validated by the server (POST /api/design) before anything changes (B8).
+// What an import must be: the JSON "Export JSON" writes (or `eqattn ... --json` prints):
+// an object with an "orbits" list (top level, or under "design") of {"subgroup", "rep"} or
+// [subgroup, rep] pairs, and optionally "group", "rep", "heads", "head_dim". Anything else is
+// refused before anything changes.
+const DESIGN_SHAPE = 'expected an eqattn design: {"group", "rep", "heads", "head_dim", "orbits": [{"subgroup", "rep"}, …]}';
+
+export function designOfJson(d) {
+  if (!d || typeof d !== "object" || Array.isArray(d)) return { error: `not an eqattn design (${DESIGN_SHAPE})` };
+  const src = d.orbits !== undefined ? d.orbits : d.design?.orbits;
+  if (!Array.isArray(src)) return { error: `not an eqattn design: it has no "orbits" list (${DESIGN_SHAPE})` };
+  const orbits = [];
+  for (const [i, o] of src.entries()) {
+    const pair = Array.isArray(o) ? { subgroup: o[0], rep: o[1] } : o && typeof o === "object" ? o : null;
+    const okSub = pair && ((typeof pair.subgroup === "number" && Number.isInteger(pair.subgroup)) || (typeof pair.subgroup === "string" && pair.subgroup));
+    const okRep = pair && (typeof pair.rep === "string" || pair.rep === undefined);
+    if (!okSub || !okRep) return { error: `orbit ${i + 1} is not {"subgroup": id or name, "rep": "2xA + B"}` };
+    orbits.push({ subgroup: pair.subgroup, rep: pair.rep === undefined ? "0" : pair.rep });
+  }
+  for (const [k, t] of [["group", "string"], ["rep", "string"]]) {
+    if (d[k] !== undefined && typeof d[k] !== t) return { error: `"${k}" must be a ${t}` };
+  }
+  return { orbits };
+}
+
+// Every orbit is validated by the server (POST /api/design) before anything changes (B8); the
+// import is a step of its own in the history, so Undo brings back the design it replaced.
 export async function importDesign(text) {
   let d;
-  try { d = JSON.parse(text); } catch (e) { topMsg(`Import failed: not JSON (${e.message})`, true); return; }
-  if (!d || typeof d !== "object" || Array.isArray(d) || (d.orbits !== undefined && !Array.isArray(d.orbits))) {
-    topMsg('Import failed: expected {"group", "rep", "heads", "head_dim", "orbits": [{"subgroup", "rep"}]}', true);
-    return;
-  }
+  try { d = JSON.parse(text); } catch (e) { topMsg(`Import failed, nothing changed: not JSON (${e.message})`, true); return; }
+  const shape = designOfJson(d);
+  if (shape.error) { topMsg(`Import failed, nothing changed: ${shape.error}`, true); return; }
   const s = model.state;
-  const orbits = (d.design?.orbits || d.orbits || []).map((o) => (Array.isArray(o) ? { subgroup: o[0], rep: String(o[1] ?? "0") }
-                                                                         : { subgroup: o?.subgroup, rep: String(o?.rep ?? "0") }));
+  const orbits = shape.orbits;
   const next = {
     group: typeof d.group === "string" && d.group ? d.group : s.group,
     rep: d.rep !== undefined ? String(d.rep) : s.rep,
@@ -121,15 +146,15 @@ export async function importDesign(text) {
   let group = model.group;
   if (next.group !== s.group || !group) {
     group = await api.group(next.group).catch(() => null);
-    if (!group) { topMsg("Import failed: the group could not be loaded.", true); return; }
+    if (!group) { topMsg("Import failed, nothing changed: the group could not be loaded.", true); return; }
   }
-  Object.assign(s, next);
+  Object.assign(s, next, { view: "", sel: null, opt: null });
   s.orbits = orbits.map((o) => {
     const sub = group.subgroups.find((x) => x.name === o.subgroup || x.id === o.subgroup);
     return { subgroup: sub ? sub.id : o.subgroup, rep: o.rep };
   });
-  await hooks.restore({ group, kind: "import" });
-  commit("import");
+  commit("import");  // a new history entry first: restore() then only updates it
+  await restore({ group });
   topMsg(`Imported ${plural(s.orbits.length, "orbit")}.`);
 }
 

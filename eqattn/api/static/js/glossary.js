@@ -57,6 +57,8 @@ export const GLOSSARY = [
   ["gap", "Gap", "How far the best design found may still be from the optimum: (found − bound) / found.",
    "The true optimum lies between the lower bound and the found count. A gap of 0 % means proven optimal; 100 % means the solver proved nothing yet (bound 0). Raise the time limit to tighten it."],
   ["bound", "Lower bound", "A number of parameters no covering design can go below, as proven so far.", "It rises while the solver runs."],
+  ["budget", "Budget (max heads, head dim, attention cost)", "Limits on the design's width: at most this many heads, every head at most this wide, Σ heads × head dim at most this.",
+   "Empty means any. The attention cost Σ over heads of the head dimension is the compute of the attention itself; the vanilla layer's is H·d. When nothing within the budget covers every clustering, the optimiser finds the design that covers the most."],
   ["time-limit", "Time limit", "How long the optimiser searches before it reports the best design found.", "The final re-checks of the design come on top."],
   ["regular", "Regular representation", "G acting on itself: one coordinate per group element.", "The orbit G/C1 with V = regular is the vanilla-equivalent strategy."],
   ["verify", "Verify numerically", "Build actual weights and compare outputs.",

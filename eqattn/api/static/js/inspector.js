@@ -14,18 +14,32 @@ function el(e) {
   return `g${e.index} = ${e.word}` + (e.cycles ? ` = ${e.cycles}` : "");
 }
 
+function matrixTable(m) {
+  return h("table", { class: "mini-matrix", "aria-label": "matrix" },
+    m.map((row) => h("tr", {}, row.map((x) => h("td", { text: num(x) })))));
+}
+
+// One element: its name, what it is in words, and its matrix for a matrix group.
+function elementItem(e) {
+  return h("li", { class: "chip mono" }, el(e),
+    e.description && e.description !== "identity" ? h("span", { class: "what", text: `: ${e.description}` }) : null,
+    e.matrix && e.matrix.length <= 3 ? matrixTable(e.matrix) : null);
+}
+
 function num(x) {
   const r = Math.round(x * 1000) / 1000;
   return Object.is(r, -0) ? "0" : String(r);
 }
 
-function characterTable(t) {
+function characterTable(t, words = new Map()) {
   const head = h("tr", {}, h("th", { text: "irrep" }), h("th", { text: "dim" }),
     t.classes.map((c) => h("th", { title: `class of ${el(c.rep)}: ${plural(c.size, "element")} of order ${c.order}` },
       h("span", { class: "mono", text: c.rep.word }), h("span", { class: "muted small", text: ` ×${c.size}` }))));
   const rows = t.irreps.map((r) => h("tr", {},
     h("th", { class: "mono", title: `${r.type} type`, text: r.label }), h("td", { text: String(r.dim) }),
-    r.character.map((x) => h("td", { class: "num", text: num(x) }))));
+    r.character.map((x) => h("td", { class: "num", text: num(x) })),
+    words.size ? h("td", { class: "small muted", text: words.get(r.label) || "" }) : null));
+  if (words.size) head.append(h("th", { text: "what it is" }));
   return h("div", { class: "table-wrap" }, h("table", { class: "chartable" }, head, rows));
 }
 
@@ -47,11 +61,14 @@ export async function openInspector(id) {
     body.append(h("p", { class: "lead" },
       whole ? `The whole group ${v.group}: order ${fmt(v.order)}, isomorphic to the standard group ${v.type}.`
         : `${v.name} is a subgroup of ${v.group} of order ${fmt(v.order)} and index ${fmt(v.index)} (an orbit G/${v.name} has ${plural(v.index, "head")}), isomorphic to the standard group ${v.type}.`));
+    if (v.description) body.append(h("p", { class: "what-it-is" }, h("strong", { text: whole ? "G = " : `${v.name} = ` }), v.description));
     const facts = h("dl", { class: "facts" });
     const fact = (k, ...vals) => facts.append(h("dt", {}, k), h("dd", {}, ...vals));
-    fact("G's generators", v.group_generators.map((g) => `${g.letter} = g${g.index}` + (g.cycles ? ` = ${g.cycles}` : "")).join(", "));
-    fact(whole ? "generators" : `generators of ${v.name}`, v.generators.length ? v.generators.map(el).join("; ") : "none (the trivial group)");
-    if (v.elements) fact(`elements (${v.order})`, h("span", { class: "chips" }, v.elements.map((e) => h("span", { class: "chip mono", text: el(e) }))));
+    fact("G's generators", v.group_generators.map((g) => `${g.letter} = g${g.index}` + (g.cycles ? ` = ${g.cycles}` : "") +
+                                                   (g.description ? ` (${g.description})` : "")).join(", "));
+    fact(whole ? "generators" : `generators of ${v.name}`, v.generators.length
+      ? v.generators.map((e) => el(e) + (e.description ? ` (${e.description})` : "")).join("; ") : "none (the trivial group)");
+    if (v.elements) fact(`elements (${v.order})`, h("ul", { class: "elements-list" }, v.elements.map(elementItem)));
     else fact("elements", `${fmt(v.order)} (too many to list)`);
     if (!whole) {
       fact(term("conjugates", "conjugates"), v.conjugates === 1 ? (v.normal ? "1: K is normal in G" : "1") : `${v.conjugates} subgroups gKg⁻¹ of the same class`);
@@ -63,7 +80,8 @@ export async function openInspector(id) {
       (v.isomorphism.images.length ? v.isomorphism.images.map((m) => `generator ${m.standard_generator} (order ${m.order}) ↦ ${el(m.image)}`).join("; ") : "trivial"));
     body.append(facts);
     body.append(h("h4", {}, whole ? "Character table of G" : `Irreps of ${v.name} with their `, whole ? "" : term("characters", "character")));
-    body.append(characterTable(v.character_table));
+    const sub = model.subgroups.get(id);
+    body.append(characterTable(v.character_table, new Map((sub?.irreps || []).map((r) => [r.label, r.description]))));
     body.append(h("p", { class: "muted small", text: "Rows: real irreps (the labels the steppers use); columns: conjugacy classes of K, named by a representative (×size). A complex- or quaternionic-type real irrep is a complex irrep χ seen as real: twice its dimension, character 2·Re χ." }));
   } catch (e) {
     if (e.name === "AbortError") return;

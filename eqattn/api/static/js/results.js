@@ -4,7 +4,7 @@
 // back undimmed when the input returns to what they answer.
 
 import { api } from "./api.js";
-import { model, hooks, PAGE, designBody, problemBody, subName } from "./store.js";
+import { model, PAGE, designBody, problemBody, subName } from "./store.js";
 import { problemKey, designKey } from "./state.js";
 import { setErrors, errorsOf } from "./errors.js";
 import { replace } from "./history.js";
@@ -172,6 +172,10 @@ export function renderClusterings() {
       : "Pick a group first." }));
     return;
   }
+  const gens = model.group?.generators || [];
+  $("gen-legend").textContent = gens.length
+    ? `Under each orbit: how G's generators permute its numbered clusters (${gens.map((g) => `${g.letter} = ${g.description}`).join("; ")}).`
+    : "";
   const all = cls.clusterings;
   const tokens = model.state.filter.toLowerCase().split(/\s+/).filter(Boolean);
   const filtered = all.filter((cl) => matches(cl, tokens));
@@ -202,7 +206,7 @@ function clusteringBox(cl, width) {
       h("span", { class: "muted meta", text: plural(norb, "orbit"), title: `${plural(norb, "orbit")}, ${plural(heads, "head")}` }),
       degenerate ? h("span", { class: "badge warn", "data-term": "degenerate", text: "degenerate" }) : null,
       cv ? h("span", { class: `badge ${cv.covered ? "good" : "bad"}`, text: cv.covered ? "✓ covered" : "✗ not covered" }) : null),
-    clusteringSvg(cl, width, model.subgroups));
+    clusteringSvg(cl, width, model.subgroups, model.group?.generators));
 }
 
 export function selectClustering(id) {
@@ -213,5 +217,3 @@ export function selectClustering(id) {
   $("explain").focus({ preventScroll: true });
 }
 
-hooks.runCoverage = runCoverage;
-hooks.runClusterings = runClusterings;

@@ -1,9 +1,10 @@
 // The page's shared model: the state (mirrored in the URL) and what the server answered.
-// Modules read and write `model`; cross-module actions go through `hooks` (filled by app.js).
+// Modules read and write `model`; actions are imported from the module that holds them.
 
 import { fromUrl, intOrRaw } from "./state.js";
 
-export const PAGE = 120; // clustering boxes rendered at a time
+// clustering boxes rendered at a time (fewer on a phone, where they stack in one column)
+export const PAGE = window.matchMedia?.("(max-width: 900px)").matches ? 24 : 120;
 
 export const model = {
   state: fromUrl(),
@@ -23,16 +24,6 @@ export const model = {
   shown: PAGE,
 };
 
-export const hooks = {
-  problemChanged: () => {},
-  designChanged: () => {},
-  runCoverage: async () => {},
-  runClusterings: async () => {},
-  openInspector: () => {},
-  openGlossary: () => {},
-  renderAll: () => {},
-  countsSettled: () => {},
-};
 
 export function subName(id) {
   const s = model.subgroups.get(id);

@@ -2,7 +2,10 @@
 // the live parameter counts (POST /api/design on every edit, debounced).
 
 import { api, ApiError } from "./api.js";
-import { model, hooks, designBody, problemBody } from "./store.js";
+import { model, designBody, problemBody } from "./store.js";
+import { problemChanged, countsSettled } from "./flow.js";
+import { countsFresh } from "./design.js";
+import { optimumFresh } from "./optimise.js";
 import { repText, parseMults, problemKey, designKey } from "./state.js";
 import { setErrors, setItems, errorsOf, renderErrors } from "./errors.js";
 import { $, h, fmt, plural, startProgress } from "./util.js";
@@ -78,11 +81,13 @@ export async function loadGroup(name) {
   }
 }
 
-function renderGroupInfo() {
+// The line next to the picker describes the group in use; while custom generators are being
+// typed (not yet applied), it says that the previous group is still the one in use.
+export function renderGroupInfo() {
   const g = model.group;
-  $("group-info").textContent = g
-    ? `order ${g.order} · ${plural(g.irreps.length, "irrep")} · ${plural(g.subgroups.length, "subgroup class", "subgroup classes")}`
-    : "";
+  const facts = g ? `order ${g.order} · ${plural(g.irreps.length, "irrep")} · ${plural(g.subgroups.length, "subgroup class", "subgroup classes")}` : "";
+  const typing = !$("custom-row").hidden && g && !model.state.group.startsWith("perm:");
+  $("group-info").textContent = typing ? `${g.name} (${facts}) stays in use until custom generators are applied` : facts;
   $("inspect-group").hidden = !g;
 }
 
@@ -113,7 +118,7 @@ function renderPresets() {
 export function setRep(text) {
   model.state.rep = text;
   $("rep-text").value = text;
-  hooks.problemChanged("rep-preset");
+  problemChanged("rep-preset");
 }
 
 export function renderIrreps() {
@@ -124,27 +129,40 @@ export function renderIrreps() {
   const mults = model.counts?.rep?.multiplicities || parseMults(model.state.rep);
   for (const ir of g.irreps) {
     const id = `irrep-${ir.label}`;
-    box.append(h("span", { class: "irrep", title: `${ir.label}: an irrep of dimension ${ir.dim}, ${ir.type} type` },
+    box.append(h("span", { class: "irrep", title: `${ir.label}: an irrep of dimension ${ir.dim}, ${ir.type} type` + (ir.description ? ` (${ir.description})` : "") },
       h("label", { for: id },
         h("span", { class: "name", text: ir.label }), " ",
         h("span", { class: "meta", text: `${ir.dim}d ${ir.type}` })),
       h("input", { type: "number", id, min: 0, step: 1, value: mults[ir.label] || 0, "data-irrep": ir.label, autocomplete: "off",
                    "aria-label": `multiplicity of ${ir.label} in V`, oninput: onIrrepStepper })));
   }
+  if (Object.values(parseMults(model.state.rep)).some((m) => typeof m !== "number")) checkSteppers(box.querySelectorAll("input"), "rep");
 }
 
-// A multiplicity must be a whole number >= 0 (B6): anything else is refused at the box.
+// A multiplicity must be a whole number >= 0 (B6): anything else is refused at the box, and
+// kept as typed in `typed` (the state holds what the box shows, never an older value).
 export function readMults(inputs, where) {
   const mults = {};
+  const typed = {};
   const bad = [];
   for (const inp of inputs) {
     const t = String(inp.value).trim();
     if (!/^\d+$/.test(t)) {
       const got = inp.validity?.badInput ? "not a number" : t === "" ? "empty" : `got ${t}`;
       bad.push({ el: inp, msg: `multiplicity of ${inp.dataset.irrep} must be a whole number ≥ 0 (${got})` });
-    } else mults[inp.dataset.irrep] = Number(t);
+      typed[inp.dataset.irrep] = t === "" ? "?" : t;
+    } else {
+      mults[inp.dataset.irrep] = Number(t);
+      typed[inp.dataset.irrep] = Number(t);
+    }
   }
-  return { mults, bad: bad.map((b) => ({ ...b, field: where })) };
+  return { mults, typed, bad: bad.map((b) => ({ ...b, field: where })) };
+}
+
+// The page's own check of the boxes as they are (after typing, and after a state is loaded).
+export function checkSteppers(inputs, where) {
+  const { bad } = readMults(inputs, where);
+  setStepperErrors(where, bad);
 }
 
 const stepperErrors = new Map();  // "rep" | "orbits[i]" -> items
@@ -161,12 +179,11 @@ export function clearStepperErrors(prefix = "") {
 }
 
 function onIrrepStepper() {
-  const { mults, bad } = readMults($("irreps").querySelectorAll("input"), "rep");
+  const { typed, bad } = readMults($("irreps").querySelectorAll("input"), "rep");
   setStepperErrors("rep", bad);
-  if (bad.length) return;
-  model.state.rep = repText(mults, model.group.irreps.map((i) => i.label));
+  model.state.rep = repText(typed, model.group.irreps.map((i) => i.label));
   $("rep-text").value = model.state.rep;
-  hooks.problemChanged("rep");
+  problemChanged("rep");
 }
 
 // ------------------------------------------------------------------------------ counts (live)
@@ -191,6 +208,7 @@ export async function refreshCounts() {
     const counts = await api.design(designBody(), c.signal);
     if (seq !== countsSeq) return;
     model.counts = counts;
+    model.countsKey = dk;
     model.lastProblem = counts;
     model.problemValid = true;
     model.designValid = true;
@@ -219,7 +237,66 @@ export async function refreshCounts() {
   }
   model.pending = false;
   renderCounts();
-  hooks.countsSettled(pk, dk);
+  countsSettled(pk, dk);
+  if (model.problemValid) loadRestrictions();
+}
+
+// V|K for every subgroup class (GET /api/restrictions), once per (G, V): what each irrep of K
+// costs in a head of an orbit G/K, shown on the design cards.
+async function loadRestrictions() {
+  const key = JSON.stringify([model.state.group, model.state.rep.trim()]);
+  if (model.restrictions?.key === key) return;
+  const c = abortable("restrictions");
+  try {
+    const data = await api.restrictions(model.state.group, model.state.rep.trim(), c.signal);
+    model.restrictions = { key, bySub: new Map(data.subgroups.map((x) => [x.id, x])) };
+    renderRestrictions();
+  } catch (e) {
+    if (e.name !== "AbortError") model.restrictions = null;
+  }
+}
+
+export function restrictionOf(subId) {
+  const key = JSON.stringify([model.state.group, model.state.rep.trim()]);
+  return model.restrictions?.key === key ? model.restrictions.bySub.get(subId) : null;
+}
+
+// Each card: V|K, and on each irrep's box what one copy of it costs (0 when V|K lacks it).
+export function renderRestrictions() {
+  $("cards").querySelectorAll(".card").forEach((card) => {
+    const o = model.state.orbits[Number(card.dataset.index)];
+    const r = o && restrictionOf(o.subgroup);
+    const line = card.querySelector(".card-restriction");
+    if (!line) return;
+    line.textContent = "";
+    if (!r) return;
+    const zero = r.irreps.filter((x) => x.multiplicity === 0).map((x) => x.label);
+    line.append(h("span", { class: "mono", text: `V|${r.name} = ${r.text}` }));
+    if (zero.length) line.append(h("span", { class: "muted", text: ` · ${zero.join(", ")} ${zero.length === 1 ? "is" : "are"} not in V|${r.name}: a copy adds head dimension for 0 parameters` }));
+    for (const x of r.irreps) {
+      const lab = card.querySelector(`.card-steppers label[data-irrep="${CSS.escape(x.label)}"]`);
+      if (!lab) continue;
+      lab.classList.toggle("zero", x.multiplicity === 0);
+      const cost = lab.querySelector(".cost");
+      if (cost) cost.textContent = `${fmt(x.params_per_copy)} each`;
+      lab.title = `${x.label} of ${r.name}: dimension ${x.dim}; V|${r.name} holds ${x.multiplicity} ${x.multiplicity === 1 ? "copy" : "copies"}, ` +
+        `so each copy of ${x.label} in W adds ${x.dim} to the head dimension and 4 · dim Hom(V|K, ${x.label}) = ${fmt(x.params_per_copy)} parameters`;
+    }
+  });
+}
+
+// The design's figures shown: the live counts when they answer the design as it is now; the
+// optimiser's own figures for the design it just loaded; otherwise the last figures, dimmed
+// as "on their way" (never a count of another design next to an optimiser's verdict).
+function designFigures() {
+  const c = model.counts;
+  if (countsFresh()) return { params: c.design_params, heads: c.design_heads, ratio: c.ratio, pending: false };
+  if (optimumFresh()) {
+    const r = model.optimum.result;
+    return { params: r.design_params, heads: r.heads_total ?? r.orbits.reduce((n, o) => n + o.heads, 0),
+             ratio: r.vanilla_params ? r.design_params / r.vanilla_params : null, pending: false };
+  }
+  return c ? { params: c.design_params, heads: c.design_heads, ratio: c.ratio, pending: true } : null;
 }
 
 export function renderCounts() {
@@ -230,24 +307,33 @@ export function renderCounts() {
   $("vanilla-params").textContent = full ? fmt(p.vanilla_params) : "–";
   $("vanilla-params-2").textContent = full ? fmt(p.vanilla_params) : "–";
   $("vanilla-formula").textContent = full ? `4 · H · d · dim V = 4 · ${p.heads} · ${p.head_dim} · ${p.dim_v}` : "";
-  $("design-params").textContent = c ? fmt(c.design_params) : "–";
-  $("design-heads").textContent = c ? fmt(c.design_heads) : "–";
-  $("ratio").textContent = c && c.ratio !== null && c.ratio !== undefined ? c.ratio.toFixed(2) : "–";
+  const f = designFigures();
+  const empty = !model.state.orbits.length;
+  $("design-params").textContent = f ? fmt(f.params) : "–";
+  $("design-heads").textContent = f ? fmt(f.heads) : "–";
+  // the ratio of an empty design says nothing: there is no design yet
+  $("ratio").textContent = f && !empty && f.ratio !== null && f.ratio !== undefined ? f.ratio.toFixed(2) : "–";
+  $("ratio").title = empty ? "No design yet: add an orbit from the palette" : "design parameters / vanilla parameters";
+  for (const id of ["design-params", "design-heads", "ratio"]) $(id).classList.toggle("pending", !!f?.pending);
   if (p?.rep) {
     for (const inp of $("irreps").querySelectorAll("input")) {
       if (document.activeElement !== inp) inp.value = p.rep.multiplicities[inp.dataset.irrep] || 0;
     }
   }
-  $("cards").querySelectorAll(".card").forEach((card, i) => {
-    const o = c?.orbits?.[i];
+  const fresh = countsFresh();
+  $("cards").querySelectorAll(".card").forEach((card) => {
+    const i = Number(card.dataset.index);
+    const n = Number(card.dataset.count || 1);
+    const o = fresh ? c?.orbits?.[i] : null;
+    const run = fresh ? (c?.orbits || []).slice(i, i + n) : [];
     card.querySelector(".head-dim").textContent = o ? fmt(o.head_dim) : "–";
-    card.querySelector(".params").textContent = o ? fmt(o.params) : "–";
+    card.querySelector(".params").textContent = o ? fmt(run.reduce((t, x) => t + x.params, 0)) : "–";
+    card.querySelector(".params").title = o && n > 1 ? `${n} copies of ${fmt(o.params)}` : "";
     if (o?.multiplicities) {
-      for (const inp of card.querySelectorAll(".card-steppers input")) {
+      for (const inp of card.querySelectorAll(".stepper-boxes input")) {
         if (document.activeElement !== inp) inp.value = o.multiplicities[inp.dataset.irrep] || 0;
       }
     }
   });
   renderErrors();
 }
-

@@ -1,4 +1,4 @@
-"""The cheapest host of a demand through one slot (eqattn/optimize/types.py `cheapest_host`):
+"""The cheapest host of a demand through one slot (eqattn/optimize/hosts.py `cheapest_host`):
 the shortcut (W = P^a) and the enumeration of the box P^a ≤ W ≤ V|K' agree with the integer
 program on every slot of every demand value met on a few problems, with and without a
 head-dimension cap."""
@@ -10,9 +10,9 @@ import pytest
 
 from eqattn.attention import Problem
 from eqattn.attention.hosting import hosting
-from eqattn.optimize import types
+from eqattn.optimize import hosts as types
 from eqattn.optimize.separation import ScenarioSpace
-from eqattn.optimize.types import _cheapest_host_program, cheapest_host, host_slots
+from eqattn.optimize.hosts import _cheapest_host_program, cheapest_host, host_slots
 
 
 def _feasible(slot, D, W, cap) -> bool:  # noqa: ANN001
@@ -35,10 +35,10 @@ def test_cheapest_host_matches_the_program(G, V, H, d, monkeypatch):  # noqa: AN
     checked = shortcut = 0
     for slot, D in cases[:: max(1, len(cases) // 60)]:
         for cap in (None, d, 1):
-            types._HOSTS.clear()
+            p.group.memo.get("cheapest_host", dict).clear()
             fast = cheapest_host(slot, D, cap)
             monkeypatch.setattr(types, "ENUMERATE_HOSTS", 0)  # the program every time
-            types._HOSTS.clear()
+            p.group.memo.get("cheapest_host", dict).clear()
             ref = _cheapest_host_program(slot, D, cap, None)
             monkeypatch.setattr(types, "ENUMERATE_HOSTS", 20000)
             assert (fast is None) == (ref is None)

@@ -1,0 +1,213 @@
+"""Hosting sets of an orbit for a fixed design (docs/theory-scale.md C1-C4): which sets of
+design orbit types, through which double cosets, can host an option of an orbit (K, n),
+from the supports of maximal profiles and, per support, the maximal profiles listed over the
+coordinates that can break a hosting condition (the others only use up dimension: a
+subset-sum). A part of `SymbolicChecker` (symbolic.py), which holds the state it reads.
+"""
+
+from __future__ import annotations
+
+import math
+from itertools import product
+
+import numpy as np
+
+from ..errors import LimitError
+from ..reps import Rep
+from .supports import slacks_for_support, supports_of
+
+MAX_PROFILE_ROWS = 400_000  # profiles listed over the hosting-relevant irreps of one support
+MAX_PROFILE_EXPAND = 1_000_000  # ... and rows before the dimension filter of one coordinate (memory)
+MERGE_PROFILE_ROWS = True  # rows equal in dimension used and clipped sums are merged while listed (Lemma 6, merging)
+
+
+def _minimal(items: list, key) -> list:  # noqa: ANN001
+    """Items whose pattern (bool vector) is minimal under inclusion; first of equal ones."""
+    out: list = []
+    vecs: list[np.ndarray] = []
+    for it in items:
+        v = np.array(key(it), dtype=bool)
+        if any((w <= v).all() for w in vecs):  # an existing one is contained in v
+            continue
+        keep = [(o, w) for o, w in zip(out, vecs) if not (v <= w).all()]
+        out = [o for o, _ in keep] + [it]
+        vecs = [w for _, w in keep] + [v]
+    return out
+
+
+def _reach_table(items: list[tuple[int, int, int]], target: int) -> list[int]:
+    """Prefix bitsets: bit s of table[i] says s = Σ_{j<i} a_j δ_j with lo_j ≤ a_j ≤ hi_j."""
+    mask = (1 << (max(target, 0) + 1)) - 1
+    table = [1]
+    for delta, lo, hi in items:
+        nxt = 0
+        cur = table[-1]
+        for k in range(lo, min(hi, max(target, 0) // delta) + 1):
+            nxt |= cur << (k * delta)
+        table.append(nxt & mask)
+    return table
+
+
+def _decompose(items: list[tuple[int, int, int]], table: list[int], total: int) -> list[int]:
+    """a_j (lo_j ≤ a_j ≤ hi_j) with Σ a_j δ_j = total, using the prefix bitsets."""
+    out = [0] * len(items)
+    rem = total
+    for i in range(len(items) - 1, -1, -1):
+        delta, lo, hi = items[i]
+        for k in range(lo, hi + 1):
+            if rem - k * delta >= 0 and (table[i] >> (rem - k * delta)) & 1:
+                out[i] = k
+                rem -= k * delta
+                break
+        else:
+            raise AssertionError("no decomposition")
+    assert rem == 0
+    return out
+
+
+class HostingSets:
+    """The hosting-set methods of `SymbolicChecker`."""
+
+    def is_zero_orbit(self, orbit: tuple[int, int]) -> bool:
+        z = self._zero.get(orbit[0])
+        if z is None:
+            z = self._zero[orbit[0]] = supports_of(self.problem, orbit[0]) == [()]
+        return z
+
+    def _slots(self, kb: int) -> list[tuple[int, int]]:
+        return [(t, a) for t, o in enumerate(self.search.type_orbit) for a in self.h.cosets(kb, o.sub.id)]
+
+    def hosting_classes(self, orbit: tuple[int, int]) -> dict[tuple[int, int], list[tuple[int, ...]]]:
+        """Per (K̄_0, c): maximal profiles a whose hosting sets are the minimal ones among all
+        maximal profiles with that stabiliser (one representative per hosting set)."""
+        if orbit[0] in self._hostclass:  # depends on K only, not on the cluster size
+            return self._hostclass[orbit[0]]
+        K = self.problem.group.subgroup_classes[orbit[0]]
+        VK = self.problem.restrict(K)
+        d = self.problem.head_dim
+        found: dict[tuple[int, int], list[tuple[np.ndarray, tuple[int, ...]]]] = {}
+        for S in supports_of(self.problem, orbit[0]):
+            kb, c, _ = self.table.kbar(K, S)
+            tilde = self.table._extended(K, S)
+            slots = self._slots(kb)
+            for mask, a in self._hostsets(VK, d, S, tilde, kb, slots):
+                found.setdefault((kb, c), []).append((mask, a))
+        out = {}
+        for key, items in found.items():
+            # a smaller hosting set is harder: keep the minimal masks
+            mins = _minimal(items, key=lambda it: it[0])
+            out[key] = [a for _, a in mins]
+        self._hostclass[orbit[0]] = out
+        return out
+
+    def _hostsets(self, VK: Rep, d: int, S: tuple[int, ...], tilde: dict, kb: int, slots: list) -> list:
+        """(hosting mask over slots, a) for every distinct mask of the maximal profiles with
+        support exactly S."""
+        dims = [int(x) for x in VK.irreps.dims]
+        m = VK.mults
+        # C[slot]: (|S|, irreps of K') image coefficients; W thresholds
+        Cs, Ws = [], []
+        for t, a in slots:
+            o = self.search.type_orbit[t]
+            R = self.h._restricted_irreps(kb, o.sub.id, a)
+            Cs.append(np.array([np.asarray(tilde[s]) @ R for s in S], dtype=np.int64))
+            Ws.append(np.array(o.W.mults, dtype=np.int64))
+        # pairs (slot, rho) that some profile might break (fractional-knapsack upper bound)
+        pairs = []
+        for i, (C, W) in enumerate(zip(Cs, Ws)):
+            for rho in range(C.shape[1]):
+                col = C[:, rho]
+                ub = min(int(sum(m[s] * int(col[j]) for j, s in enumerate(S))),
+                         math.floor(d * max(int(col[j]) / dims[s] for j, s in enumerate(S))))
+                if ub > W[rho]:
+                    pairs.append((i, rho))
+        rel = sorted({j for i, rho in pairs for j in range(len(S)) if Cs[i][j, rho]})
+        # a relevant irrep is "single" when every breakable pair it enters has it as its only
+        # coefficient: that pair breaks iff a_σ passes a threshold, so only the interval of
+        # a_σ between consecutive thresholds matters (Lemma 6, intervals)
+        nz = {(i, rho): [j for j in range(len(S)) if Cs[i][j, rho]] for i, rho in pairs}
+        single = {j for j in rel if all(nz[q] == [j] for q in pairs if j in nz[q])}
+        out: dict[bytes, tuple[np.ndarray, tuple[int, ...]]] = {}
+        for r in slacks_for_support(VK, d, S):
+            sat = [j for j, s in enumerate(S) if dims[S[j]] <= r]
+            free = [j for j in range(len(S)) if j not in sat]
+            target = d - r - sum(m[S[j]] * dims[S[j]] for j in sat)
+            multi = [j for j in free if j in rel and j not in single]
+            singles = [j for j in free if j in single]
+            irr = [j for j in free if j not in rel]
+            irr_items = [(dims[S[j]], 1, m[S[j]]) for j in irr]
+            own = {j: [q for q in pairs if nz[q] == [j]] for j in singles}
+            levels = {}
+            for j in singles:
+                hi_all = min(m[S[j]], target // dims[S[j]])
+                cuts = sorted({-(-(int(Ws[i][rho]) + 1) // int(Cs[i][j, rho])) for i, rho in own[j]})
+                cuts = [c for c in cuts if 1 < c <= hi_all]
+                bounds = [1] + cuts + [hi_all + 1]
+                levels[j] = [(lo, hi - 1) for lo, hi in zip(bounds, bounds[1:]) if lo <= hi - 1]
+            rows = np.zeros((1, len(S)), dtype=np.int64)
+            for j in sat:
+                rows[:, j] = m[S[j]]
+            used = np.zeros(1, dtype=np.int64)
+            rest_min = sum(dims[S[j]] for j in free)
+            # the pairs the rows decide; a row matters only through its dimension used and
+            # its sums over these pairs clipped at W + 1 (coefficients are >= 0: a broken pair
+            # stays broken), so rows equal in those are merged as they are built
+            row_pairs = [q for q in pairs if not (len(nz[q]) == 1 and nz[q][0] in singles)]
+            clip = np.array([[Cs[i][k, rho] for i, rho in row_pairs] for k in range(len(S))], dtype=np.int64).reshape(len(S), len(row_pairs))
+            top = np.array([int(Ws[i][rho]) + 1 for i, rho in row_pairs], dtype=np.int64)
+            for j in multi:
+                dl = dims[S[j]]
+                rest_min -= dl
+                ks = np.arange(1, min(m[S[j]], target // dl) + 1, dtype=np.int64)
+                n0 = rows.shape[0]
+                if n0 * ks.size > MAX_PROFILE_EXPAND:  # (memory: the rows before the filter)
+                    raise LimitError("head_dim", f"more than {MAX_PROFILE_EXPAND} partial profiles to compare for hosting")
+                rows = np.repeat(rows, ks.size, axis=0)
+                used = np.repeat(used, ks.size) + np.tile(ks * dl, n0)
+                if ks.size:
+                    rows[:, j] = np.tile(ks, n0)
+                ok = used + rest_min <= target
+                rows, used = rows[ok], used[ok]
+                if MERGE_PROFILE_ROWS and rows.shape[0] > 1:
+                    state = np.column_stack([used, np.minimum(rows @ clip, top)])
+                    keep = np.sort(np.unique(state, axis=0, return_index=True)[1])
+                    rows, used = rows[keep], used[keep]
+                if rows.shape[0] > MAX_PROFILE_ROWS:
+                    raise LimitError("head_dim", f"more than {MAX_PROFILE_ROWS} profiles to compare for hosting")
+            if rows.shape[0] == 0:
+                continue
+            # pairs decided by the row (sat + multi coordinates) and by the single levels
+            row_mask = np.ones((rows.shape[0], len(slots)), dtype=bool)
+            for q in pairs:
+                if len(nz[q]) == 1 and nz[q][0] in singles:
+                    continue
+                i, rho = q
+                row_mask[:, i] &= rows @ Cs[i][:, rho] <= Ws[i][rho]
+            combos = list(product(*[levels[j] for j in singles]))
+            if len(combos) * rows.shape[0] > 4 * MAX_PROFILE_ROWS:
+                raise LimitError("head_dim", f"more than {MAX_PROFILE_ROWS} profile classes to compare for hosting")
+            for combo in combos:
+                items = [(dims[S[j]], lo, hi) for j, (lo, hi) in zip(singles, combo)] + irr_items
+                reach = _reach_table(items, target)
+                rem = target - used
+                ok = np.array([u >= 0 and bool(reach[-1] >> int(u) & 1) for u in rem], dtype=bool)
+                if not ok.any():
+                    continue
+                mask = row_mask[ok].copy()
+                for j, (lo, hi) in zip(singles, combo):
+                    for i, rho in own[j]:
+                        if int(Cs[i][j, rho]) * lo > Ws[i][rho]:
+                            mask[:, i] = False
+                sub_rows, sub_rem = rows[ok], rem[ok]
+                keys, first = np.unique(np.packbits(mask, axis=1), axis=0, return_index=True)
+                for k, f in zip(keys, first):
+                    kk = k.tobytes()
+                    if kk in out:
+                        continue
+                    a = np.zeros(len(m), dtype=np.int64)
+                    for j in range(len(S)):
+                        a[S[j]] = sub_rows[f, j]
+                    for j, k2 in zip(singles + irr, _decompose(items, reach, int(sub_rem[f]))):
+                        a[S[j]] = k2
+                    out[kk] = (mask[f], tuple(int(x) for x in a))
+        return list(out.values())

@@ -1,0 +1,126 @@
+"""The front: the Pareto front of (attention cost, parameters) over covering designs
+(docs/theory-scale.md B5).
+
+Point k is the least attention cost c_k of a covering design with fewer parameters than
+point k-1 (ties: fewer parameters), so its parameters p_k are the least of any covering
+design of cost <= c_k; the front ends when no covering design has fewer parameters than
+the last point (proven: then p_last is the fewest-parameter optimum). Where parameters are
+ρ × cost for every design (V = m × regular: ρ = 4m, B1) the front is one point, the optimum.
+
+    >>> from eqattn.attention import Problem
+    >>> f = front(Problem.create("C4", "E1", 2, 1), 20)
+    >>> [(p.to_json()["attention_cost"], p.design.params) for p in f.points], f.status, f.single
+    ([(2, 8)], 'optimal', True)
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from ..attention import Design, Problem
+from ..errors import LimitError
+from .budgeted import BudgetProgram
+from .limits import ComputeLimits, attention_cost
+from .widening import DEFAULT_TIME_LIMIT, uniform_params_per_cost
+
+MAX_POINTS = 64
+
+
+@dataclass(frozen=True)
+class FrontPoint:
+    design: Design
+    lower_bound: int | None  # fewest parameters of any covering design of cost <= this point's (valid; None: not proven)
+    status: str  # optimal | feasible
+
+    def to_json(self) -> dict:
+        d = self.design
+        return {
+            "attention_cost": attention_cost(d),
+            "heads": d.heads,
+            "max_head_dim": max((o.head_dim for o in d.orbits), default=0),
+            "design_params": d.params,
+            "lower_bound": self.lower_bound,
+            "status": self.status,
+            "orbits": d.to_json()["orbits"],
+        }
+
+
+@dataclass(frozen=True)
+class Front:
+    problem: Problem
+    points: tuple[FrontPoint, ...]
+    status: str  # optimal: every point proven and nothing beyond the last | feasible | unknown
+    single: bool
+    reason: str
+    time_s: float
+
+    def to_json(self) -> dict:
+        p = self.problem
+        return {
+            "group": p.group.name, "rep": str(p.V), "heads": p.heads, "head_dim": p.head_dim,
+            "points": [q.to_json() for q in self.points],
+            "vanilla_params": p.vanilla_params,
+            "vanilla_attention_cost": p.heads * p.head_dim,
+            "status": self.status,
+            "single_point": self.single,
+            "reason": self.reason,
+            "time_s": round(self.time_s, 3),
+        }
+
+
+def front(problem: Problem, time_limit: float | None = None) -> Front:
+    """The front within `time_limit` seconds (default 60)."""
+    from .optimizer import optimize
+
+    tl = DEFAULT_TIME_LIMIT if time_limit is None else float(time_limit)
+    t0 = time.perf_counter()
+    rho = uniform_params_per_cost(problem)
+    if rho is not None:
+        res = optimize(problem, tl, constrained=False)
+        if res.design is None:
+            return Front(problem, (), "unknown", True, "no covering design was found within the limits", time.perf_counter() - t0)
+        st = "optimal" if res.status == "optimal" else "feasible"
+        pt = FrontPoint(res.design, res.design.params if st == "optimal" else res.lower_bound or None, st)
+        why = (f"every design has parameters = {rho} x attention cost (V = m x regular: 4m), so the cheapest "
+               "covering design is also the least-cost one and the front is this single point")
+        return Front(problem, (pt,), st, True, why, time.perf_counter() - t0)
+    points: list[FrontPoint] = []
+    try:
+        prog = BudgetProgram(problem, ComputeLimits())
+    except LimitError:
+        # past the budget program: only the last point (the fewest-parameter design, with the
+        # optimiser's bound, valid for covering designs of any cost) is computed
+        res = optimize(problem, tl, constrained=False)
+        if res.design is None:
+            return Front(problem, (), "unknown", False, "no covering design was found within the limits", time.perf_counter() - t0)
+        st = "optimal" if res.status == "optimal" else "feasible"
+        pt = FrontPoint(res.design, res.design.params if st == "optimal" else res.lower_bound or None, st)
+        why = ("past the budget program's sizes only the front's last point (the fewest-parameter design) is computed; "
+               "points of lower attention cost and more parameters are not searched")
+        return Front(problem, (pt,), "feasible", False, why, time.perf_counter() - t0)
+    cap: int | None = None
+    status = "optimal"
+    reason = ""
+    while len(points) < MAX_POINTS:
+        left = t0 + tl - time.perf_counter()
+        if left <= 0:
+            status, reason = "feasible", "the time limit stopped the search for further points"
+            break
+        r = prog.solve("attention_cost", time_limit=left, max_params=cap)
+        if r.status == "infeasible":
+            reason = ("no covering design has fewer parameters than the last point (proven)"
+                      if points else "no covering design (proven)")
+            break
+        if r.design is None or r.status != "optimal":
+            status = "feasible" if points else "unknown"
+            reason = f"point {len(points) + 1} was not proven within the limits"
+            if r.design is not None:
+                points.append(FrontPoint(r.design, None, "feasible"))
+            break
+        points.append(FrontPoint(r.design, r.design.params, "optimal"))
+        cap = r.design.params - 1
+    single = len(points) == 1 and status == "optimal"
+    if single:
+        reason = "a single point: the least-cost covering design also has the fewest parameters (proven)"
+    return Front(problem, tuple(points), status, single, reason, time.perf_counter() - t0)

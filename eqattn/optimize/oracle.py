@@ -1,0 +1,137 @@
+"""The counterexample oracle of the symbolic search (docs/theory-scale.md O6, O12, O14, O18):
+scenario keys a design does not meet, from the symbolic checker, with the memory of which
+clusterings failed before.
+
+A covering verdict needs every clustering (or, past MAX_CLUSTERINGS, the design's
+representatives, theory-scale C7); the clusterings that gave a counterexample before are
+checked first, the most recent first: a candidate near the last one tends to fail on them,
+and a check ends at `limit` keys. Designs past the checker's limits are checked through a
+coarser design above them (`coarsen.py`, O12): its counterexamples are the design's too.
+
+    >>> from eqattn.attention import Design, Problem
+    >>> from eqattn.optimize.catalogue import DemandCatalogue
+    >>> p = Problem.create("C4", "E1", 2, 1)
+    >>> oracle = CounterexampleOracle(p, DemandCatalogue(p))
+    >>> oracle.keys(Design.regular(p), math.inf, 1), len(oracle.keys(Design(p, ()), math.inf, 60)) > 0
+    ([], True)
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from itertools import chain
+from typing import Iterator
+
+from ..attention import Design, Problem
+from ..attention.clusterings import MAX_CLUSTERINGS, Clustering, clusterings, count_clusterings
+from ..attention.dominance import MAX_MULTISETS
+from ..attention.symbolic import SymbolicChecker
+from ..errors import LimitError
+from . import repair as greedy
+from .catalogue import DemandCatalogue
+from .coarsen import coarsen
+
+ROUND_KEYS = 60  # counterexamples added per round at most (one per clustering)
+ROUNDED_MULTISETS = 256  # a rounded LP design past the checker's limits is checked through a coarser one with at most this many
+
+Key = tuple[int, ...]
+
+
+class CounterexampleOracle:
+    """Counterexample keys of designs, with the failing clusterings remembered."""
+
+    def __init__(self, problem: Problem, catalogue: DemandCatalogue) -> None:
+        self.problem = problem
+        self.catalogue = catalogue
+        self.failing: dict[Clustering, int] = {}  # clustering -> when it last gave a counterexample
+        self.checks = 0  # counterexamples found so far (the order of `failing`)
+        self.last_check_s = 0.0  # seconds of the last design check
+        self.check_time = 0.0  # seconds of every check
+        self.unchecked = False  # a candidate could not be checked within the checker's limits
+
+    def _clusterings(self, chk: SymbolicChecker) -> Iterator[Clustering]:
+        if count_clusterings(self.problem) <= MAX_CLUSTERINGS:
+            yield from clusterings(self.problem)
+        else:
+            yield from chk.representatives()
+
+    def keys(self, design: Design, deadline: float, limit: int = ROUND_KEYS) -> list[Key] | None:
+        """Keys of counterexample scenarios of `design`, at most one per clustering (up to
+        `limit`); [] when it covers every clustering. When the deadline passes first: the keys
+        found so far, None when there are none (a covering verdict needs every clustering).
+        LimitError past the checker's limits."""
+        t = time.perf_counter()
+        try:
+            chk = SymbolicChecker(self.problem, design, shortfalls=False)
+            out: list[Key] = []
+            first = sorted(self.failing, key=self.failing.__getitem__, reverse=True)
+            done = set(first)
+            for c in chain(first, (c for c in self._clusterings(chk) if c not in done)):
+                if time.perf_counter() > deadline:
+                    return out or None
+                r = chk.first_uncovered(c)
+                if r is not None:
+                    self.checks += 1
+                    self.failing[c] = self.checks
+                    key = self.catalogue.key(r)
+                    if not key:
+                        raise AssertionError("a counterexample scenario without demands")
+                    if key not in out:
+                        out.append(key)
+                    if len(out) >= limit:
+                        break
+            return out
+        finally:
+            self.last_check_s = time.perf_counter() - t
+            self.check_time += self.last_check_s
+
+    def rounded_keys(self, design: Design, deadline: float) -> tuple[Design, list[Key] | tuple | None]:
+        """(the design checked, its keys) for a rounded LP design (O14): past the checker's
+        limits, a coarser design above it with at most ROUNDED_MULTISETS multisets is checked
+        instead; keys () when neither can be checked, None at the deadline."""
+        try:
+            return design, self.keys(design, deadline)
+        except LimitError:
+            coarse = coarsen(design, ROUNDED_MULTISETS)
+            if coarse is not None:
+                try:
+                    return coarse, self.keys(coarse, deadline)
+                except LimitError:
+                    pass
+            return design, ()
+
+    def coarse_keys(self, design: Design, deadline: float) -> tuple[Design | None, list[Key] | None]:
+        """(coarse design, its keys) for a design too large to check: the first coarsening (at
+        MAX_MULTISETS, then 16 times fewer multisets) the checker accepts; (None, []) when none
+        is accepted; keys None when the deadline passed."""
+        limit = MAX_MULTISETS
+        while limit >= 1:
+            coarse = coarsen(design, limit)
+            if coarse is None:
+                break
+            try:
+                return coarse, self.keys(coarse, deadline)
+            except LimitError:
+                limit //= 16
+        return None, []
+
+    def repair(self, design: Design, before: int, until: float, best_units: int, max_head_dim: int | None) -> tuple[Design | None, list[Key]]:
+        """The greedy repair (`repair.repair`, O18) of a candidate whose check stamped the
+        clusterings it misses after `checks == before`: a covering design below `best_units`,
+        or None; and the keys met on the way."""
+        failing = [c for c, t in self.failing.items() if t > before]
+        if not failing:
+            return None, []
+
+        def check(d: Design):  # noqa: ANN202
+            mark = self.checks
+            try:
+                new = self.keys(d, until)
+            except LimitError:
+                return None
+            if new is None:
+                return None
+            return [c for c, t in self.failing.items() if t > mark], new
+
+        return greedy.repair(design, failing, check, until, best_units, max_head_dim)

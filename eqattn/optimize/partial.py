@@ -1,0 +1,136 @@
+"""The best partial coverage under a budget: the design within the budget that covers the
+most clusterings, then has the fewest parameters (docs/theory-scale.md B4), and the curve
+of covered clusterings as the attention-cost budget grows.
+
+The budget program (budgeted.py) with one indicator per clustering: its bound is a valid
+upper bound on the clusterings any design within the budget covers, and a solution whose
+design covers every clustering it claims is the proven optimum.
+
+    >>> from eqattn.attention import Problem
+    >>> r = partial_coverage(Problem.create("C4", "E1", 2, 1), 20, max_heads=1)
+    >>> (r.covered, r.of, r.status, r.upper_bound, r.uncovered, r.design.params)
+    (2, 3, 'optimal', 2, (1,), 8)
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from ..attention import Design, Problem, check_coverage
+from ..errors import InputError, LimitError
+from .budgeted import BudgetProgram
+from .limits import ComputeLimits, attention_cost
+from .widening import DEFAULT_TIME_LIMIT
+
+MAX_EXACT_TYPES = 600  # past this many types only maximal W are offered (the count stays exact, the parameter tie-break is not proven)
+
+
+@dataclass(frozen=True)
+class PartialResult:
+    problem: Problem
+    limits: ComputeLimits
+    design: Design | None
+    covered: int
+    of: int
+    status: str  # optimal (the count proven maximal) | feasible (a limit stopped it; upper_bound holds)
+    upper_bound: int
+    uncovered: tuple[int, ...]
+    params_proven: bool  # whether the fewest-parameter tie-break is proven too
+    stopped_by: str | None
+    time_s: float
+
+    def to_json(self) -> dict:
+        """`{"partial": {...}, "design": ...}`: the contract's shape plus the reasons."""
+        return {
+            "covered": self.covered, "of": self.of, "status": self.status, "upper_bound": self.upper_bound,
+            "uncovered": list(self.uncovered), "params_proven": self.params_proven, "stopped_by": self.stopped_by,
+            "limits": {"max_heads": self.limits.max_heads, "max_head_dim": self.limits.max_head_dim,
+                       "max_cost": self.limits.max_cost}, "time_s": round(self.time_s, 3),
+            "statement": self.statement(),
+        }
+
+    def statement(self) -> str:
+        if self.covered == self.of:
+            return f"a design within this budget covers all {self.of} clusterings"
+        if self.status == "optimal":
+            return f"no design within this budget covers everything (proven); the best one covers {self.covered} of {self.of} clusterings"
+        bound = (f"no design within it covers more than {self.upper_bound} (proven bound)" if self.upper_bound < self.of
+                 else "no bound below all of them was proven")
+        return f"the best design found within this budget covers {self.covered} of {self.of} clusterings; {bound}"
+
+    def counterexamples(self) -> list[dict]:
+        """Per uncovered clustering, the scenario no assignment serves (SPEC §4.5)."""
+        if self.design is None:
+            return []
+        out = []
+        for v in check_coverage(self.problem, self.design):
+            if not v.covered and v.counterexample is not None:
+                out.append({"clustering": v.clustering.id, "demands": len(v.counterexample.demands)})
+        return out
+
+
+def _limits(max_heads: int | None, max_head_dim: int | None, max_cost: int | None) -> ComputeLimits:
+    for name, v in (("max_heads", max_heads), ("max_head_dim", max_head_dim), ("max_cost", max_cost)):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
+            raise InputError(name, f"must be a whole number >= 1, got {v!r}")
+    if max_heads is None and max_head_dim is None and max_cost is None:
+        raise InputError("partial", "partial coverage needs a budget: max_heads, max_head_dim or max_cost")
+    return ComputeLimits(max_heads, max_head_dim, max_cost)
+
+
+def partial_coverage(problem: Problem, time_limit: float | None = None, *, max_heads: int | None = None,
+                     max_head_dim: int | None = None, max_cost: int | None = None) -> PartialResult:
+    """The most clusterings covered within the budget, then the fewest parameters."""
+    limits = _limits(max_heads, max_head_dim, max_cost)
+    tl = DEFAULT_TIME_LIMIT if time_limit is None else float(time_limit)
+    try:
+        prog = BudgetProgram(problem, limits)
+        exact = len(prog.types) <= MAX_EXACT_TYPES
+    except LimitError:
+        exact = False
+    if not exact:
+        prog = BudgetProgram(problem, limits, maximal=True)
+    r = prog.solve("params", partial=True, time_limit=tl)
+    status = "optimal" if r.status == "optimal" else "feasible"
+    return PartialResult(problem, limits, r.design, r.covered, r.of, status, r.upper_bound, r.uncovered,
+                         exact and r.status == "optimal", r.stopped_by, r.time_s)
+
+
+@dataclass(frozen=True)
+class CurvePoint:
+    max_cost: int
+    covered: int
+    upper_bound: int
+    status: str
+    attention_cost: int
+
+    def to_json(self) -> dict:
+        return {"max_cost": self.max_cost, "covered": self.covered, "upper_bound": self.upper_bound,
+                "status": self.status, "attention_cost": self.attention_cost}
+
+
+def coverage_curve(problem: Problem, costs: list[int], time_limit: float | None = None) -> list[CurvePoint]:
+    """Covered clusterings (most within the budget, or a bound) for each attention-cost
+    budget in `costs`, the time limit shared equally."""
+    tl = DEFAULT_TIME_LIMIT if time_limit is None else float(time_limit)
+    t_end = time.perf_counter() + tl
+    out = []
+    for i, c in enumerate(costs):
+        share = max(0.1, (t_end - time.perf_counter()) / (len(costs) - i))
+        r = partial_coverage(problem, share, max_cost=c)
+        out.append(CurvePoint(c, r.covered, r.upper_bound, r.status, 0 if r.design is None else attention_cost(r.design)))
+    return out
+
+
+def curve_costs(problem: Problem, widest: int, points: int = 6) -> list[int]:
+    """From H d to `widest` (the least widening), `points` budgets spaced geometrically.
+
+        >>> curve_costs(Problem.create("C4", "E1", 2, 1), 8, 3)
+        [2, 4, 8]
+    """
+    lo = problem.heads * problem.head_dim
+    if widest <= lo:
+        return [lo]
+    out = sorted({round(lo * (widest / lo) ** (k / (points - 1))) for k in range(points)})
+    return out

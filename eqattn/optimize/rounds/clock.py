@@ -1,0 +1,31 @@
+"""The first round of every pass: the clock and the work limit (docs/theory-scale.md O5).
+
+It ends the loop when the loop's end (`SearchState.loop_end`) has passed or the work limit is
+spent, and otherwise opens a pass: its deadline, the incumbent's cost as the types' cost cap,
+no table chosen yet.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+from .state import NEXT, Outcome, SearchState, stop
+
+
+class Clock:
+    """Opens a pass, or stops the loop at the time or work limit."""
+
+    def applies(self, state: SearchState) -> bool:
+        return True
+
+    def run(self, state: SearchState) -> Outcome:
+        state.deadline = state.loop_end()
+        if time.perf_counter() > state.deadline - 0.05:
+            return stop("time_limit")
+        if state.out_of_work():
+            return stop("work_limit")
+        state.rounds += 1
+        state.max_cost = math.inf if state.best_units is None else 4 * state.best_units
+        state.table, state.fixed, state.restricted, state.miss = None, None, False, None
+        return NEXT

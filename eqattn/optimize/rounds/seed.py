@@ -1,0 +1,53 @@
+"""The seed of a search (multiples.py, docs/theory-scale.md O16): what the search of
+`(G, V, H / k, d)` found joins this search before its first pass. Its keys repeated `k`
+times join S (Lemma O16: every covering design meets them; its certificate's keys the LP's
+working set), its LP columns the LP's start, and its design repeated `k` times is checked as
+a candidate: the incumbent when it covers and is cheaper, else the restricted programs keep
+its orbits (lower bounds) until one covers or none is cheaper than the incumbent.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+
+from ...errors import LimitError
+from ..multiples import Seed, multiply_design, multiply_key
+from .state import SearchState
+
+log = logging.getLogger("eqattn.optimize")
+
+
+def plant_seed(state: SearchState, seed: Seed) -> None:
+    """Add what the seed hands on to the state (module docstring)."""
+    problem, cat = state.problem, state.catalogue
+    index = {k: i for i, k in enumerate(state.keys)}
+    at = []
+    for dems in seed.keys:
+        key = tuple(sorted(cat.intern(dm) for dm in multiply_key(dems, seed.k, problem.V)))
+        if key not in index:
+            index[key] = len(state.keys)
+            state.keys.append(key)
+        at.append(index[key])
+    state.lp_active = tuple(sorted({at[i] for i in seed.active}))
+    state.working |= set(state.lp_active) if state.lp_active else set(at)  # (no LP bound there: all its keys)
+    state.extra.update(seed.columns)
+    cand = None if seed.design is None else multiply_design(problem, seed.design, seed.k)
+    if cand is not None and state.cheaper(cand) and state.limits.admits(cand):
+        try:
+            new = state.oracle.keys(cand, state.loop_end())
+        except LimitError:
+            new = ()
+        if new == []:
+            state.improve(cand)
+        elif new:  # a candidate's counterexamples are keys like any
+            state.floor = Counter((o.sub.id, o.W.mults) for o in cand.orbits)
+            state.extra.update(state.floor)
+            log.debug("the seed's design repeated misses %d clusterings or more: the restricted programs repair it", len(new))
+            added = [k for k in new if k not in index]
+            state.working |= set(range(len(state.keys), len(state.keys) + len(added)))
+            state.keys.extend(added)
+    log.debug(
+        "seeded by H = %d: %d keys (%d active), %d columns, design %s -> incumbent %s", problem.heads // seed.k,
+        len(seed.keys), len(seed.active), len(seed.columns), None if seed.design is None else seed.design.params // 4, state.best_units,
+    )

@@ -1,0 +1,185 @@
+"""The optimiser for large problems: scenarios AND orbit types generated from the symbolic
+checker's counterexamples (docs/theory-scale.md O6, O8-O18).
+
+At real transformer sizes the options of an orbit are far too many to list, so neither the
+scenario space nor the demand values (hence the caps of the orbit types) can be enumerated
+up front. The search keeps a set `S` of scenario keys, all of them counterexamples found by
+`attention.symbolic.SymbolicChecker` (exact at any size the limits accept), and runs the
+rounds of `rounds/` over them: programs over the capped (or fixed, or generated) types of
+the demand values of `S`, whose optimum over every capped type is a lower bound by Lemma
+O1; the LP bound by column generation when the types are too many; candidates checked by
+the `CounterexampleOracle`, whose counterexamples join `S`.
+
+The incumbent is the regular design (`Design.regular`, SPEC §3), checked first, when it is
+within the compute limits; every design the search returns has been checked to cover every
+clustering, and `optimize` re-checks it with `coverage.check_coverage`.
+
+Example: `search(Problem.create("C2", "32xregular", 4, 16), Budget.starting(60))` proves
+the regular design optimal (benchmarks/scale.py).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Callable
+
+from ..attention import Design, Problem
+from ..attention.hosting import hosting
+from ..attention.dominance import MAX_MULTISETS
+from ..errors import LimitError
+from .bounds import ScenarioBound
+from .budget import Budget, Usage
+from .catalogue import DemandCatalogue
+from .limits import ComputeLimits
+from .multiples import SPLIT_SHARE, Seed, split_factor, sub_problem
+from .oracle import ROUND_KEYS, CounterexampleOracle
+from .rounds import SearchResult, SearchState, drive, lp_lower, pipeline, plant_seed
+from .rounds.certificate import certificate
+from .rounds.state import Progress
+
+FIRST_CHECK_SHARE = 1 / 3  # the first check of a problem (the regular design's) counts this much as the re-check's measure
+
+log = logging.getLogger("eqattn.optimize")  # one debug line per round (program, types, keys, bounds)
+
+SeedSource = Seed | Callable[[float, Usage], Seed | None] | None
+
+
+def new_state(
+    problem: Problem, budget: Budget, limits: ComputeLimits | None = None, *, backend: str = "highs", threads: int | None = None,
+    progress: Progress | None = None, recheck_factor: float = 0.0, repair_always: bool = False,
+) -> SearchState:
+    """The state a search starts from: no keys, no incumbent."""
+    catalogue = DemandCatalogue(problem)
+    user = ComputeLimits() if limits is None else limits
+    limits = user.for_engines()
+    h = hosting(problem)
+    return SearchState(
+        problem, budget, limits, h, catalogue, CounterexampleOracle(problem, catalogue),
+        ScenarioBound(problem, h, catalogue.values, limits.max_heads, threads, deterministic=budget.work_limit is not None), backend=backend, threads=threads, progress=progress,
+        recheck_factor=recheck_factor, repair_always=repair_always, ms_limit=MAX_MULTISETS, cost_cap=user.cost_cap(problem),
+    )
+
+
+def search(
+    problem: Problem,
+    budget: Budget,
+    limits: ComputeLimits | None = None,
+    *,
+    backend: str = "highs",
+    threads: int | None = None,
+    progress: Progress | None = None,
+    recheck_factor: float = 0.0,
+    seed: SeedSource = None,
+    repair_always: bool = False,
+) -> SearchResult:
+    """The counterexample search until optimal, infeasible, or a limit: the regular design
+    and the empty design's counterexamples first, then the seed, then passes of the rounds
+    (`rounds.pipeline`) until the budget's end. The LP bound over every type runs when the
+    loop cannot prove its answer (restricted types, a limit), until the end; the loop keeps
+    time for it (`lp_reserve`). `recheck_factor`: the search ends earlier by this many times
+    the seconds its check of the incumbent took (the caller's re-check of the answer).
+    `seed`: what the search of `(G, V, H / k, d)` found (O16), or a function of the search's
+    end and its usage giving it (`seed_for`), called once the regular design has been checked."""
+    state = new_state(problem, budget, limits, backend=backend, threads=threads, progress=progress,
+                      recheck_factor=recheck_factor, repair_always=repair_always)
+    opened = _open(state)
+    if opened is not None:
+        return opened
+    if callable(seed):
+        seed = seed(state.final_end(), state.usage)
+    state.seed = seed
+    if seed is not None:
+        plant_seed(state, seed)
+    answer = drive(state, pipeline())
+    return answer if answer is not None else conclude(state)
+
+
+def _open(state: SearchState) -> SearchResult | None:
+    """The regular design as the incumbent (when within the limits), and the first keys: the
+    counterexamples of the empty design (every clustering with a demand). A result when that
+    already decides the search."""
+    problem = state.problem
+    regular = Design.regular(problem)
+    if state.limits.admits(regular):
+        viol = state.oracle.keys(regular, state.loop_end(), 1)
+        if viol:
+            raise RuntimeError("internal error: the regular design does not cover every clustering")
+        if viol is None:  # the clock ran out while checking it
+            return state.result("unknown", None, 0, "time_limit")
+        # (the first check builds the problem's demand spaces, which the re-check reuses: a
+        # third of it stands for a later check)
+        state.improve(regular)
+        state.best_check_s = state.oracle.last_check_s * FIRST_CHECK_SHARE
+    first = state.oracle.keys(Design(problem, ()), state.loop_end(), ROUND_KEYS)
+    if first is None:
+        return state.result("feasible" if state.best else "unknown", state.best, state.lower, "time_limit")
+    if not first:  # nothing to cover: the empty design is optimal
+        return state.result("optimal", Design(problem, ()), 0)
+    state.keys.extend(first)
+    state.working = set(range(len(state.keys)))
+    state.recent = set(state.working)
+    return None
+
+
+def conclude(state: SearchState) -> SearchResult:
+    """The answer when the loop stopped: the final LP bound (when a limit stopped it short of
+    a proof), then optimal, feasible or unknown."""
+    log.debug("loop ended after %.1fs (%s); %.1fs to the end", time.perf_counter() - state.start, state.stopped, state.final_end() - time.perf_counter())
+    if state.stopped is not None and (state.best is None or state.lower < state.best_units):
+        state.lower = max(state.lower, lp_lower(state, ()))
+    reason = certificate(state)
+    if reason is not None:
+        state.reason = reason
+        return state.result("infeasible", None, state.lower)
+    if state.best is None:
+        return state.result("unknown", None, state.lower, state.stopped)
+    if state.proven():
+        return state.result("optimal", state.best, state.best_units)
+    return state.result("feasible", state.best, state.lower, state.stopped)
+
+
+def seed_for(
+    problem: Problem, budget: Budget, deadline: float, limits: ComputeLimits | None = None, *, backend: str = "highs",
+    threads: int | None = None, progress: Progress | None = None, used: Usage | None = None,
+) -> Seed | None:
+    """The seed of the search of `problem` (multiples.py, O16): the search of `(G, V, H / k, d)`,
+    itself seeded the same way, run for `SPLIT_SHARE` of the time left (with the limits
+    divided by `k`: its design repeated `k` times then meets them); None when `H` is below
+    `SPLIT_HEADS` or prime. With a work limit: half the work left (`used` says what was
+    spent) and no share of the time (the clock stops a sub-search only when it stops the run,
+    O5). What the sub-search spends is added to `used`."""
+    k = split_factor(problem)
+    if k is None:
+        return None
+    limits = ComputeLimits() if limits is None else limits
+    sub = sub_problem(problem, k)
+    used = Usage() if used is None else used
+    now = time.perf_counter()
+    until = deadline if budget.work_limit is not None else now + SPLIT_SHARE * max(deadline - now, 0.0)
+    sub_progress = None
+    if progress is not None:
+        def sub_progress(e: dict) -> None:
+            progress({**e, "stage": f"seed H={sub.heads}", "bound": None, "incumbent": None})
+    sub_limits = limits.divided(k)
+    sub_budget = budget.until(until, None if budget.work_limit is None else max(budget.work_left(used) or 0, 0) // 2)
+    try:
+        res = search(
+            sub, sub_budget, sub_limits, backend=backend, threads=threads, progress=sub_progress,
+            seed=lambda end, spent: seed_for(sub, sub_budget, end, sub_limits, backend=backend, threads=threads, progress=sub_progress, used=spent),
+        )
+    except LimitError as e:  # a limit of the smaller problem: no seed (the search of H meets its own limits)
+        log.debug("seed H = %d: %s", sub.heads, e.message)
+        return None
+    used.absorb(res.usage)
+    active: set[int] = set()
+    columns: tuple = ()
+    if res.best_lp is not None:
+        lp = res.best_lp[1]
+        columns = lp.columns
+        active = set(lp.active)
+        if lp.certificate is not None:
+            active |= {s for s, _, _, _ in lp.certificate.mu}
+    log.debug("seed H = %d: %s, %s units, lower %d, %d keys", sub.heads, res.status, None if res.design is None else res.design.params // 4, res.lower_units, len(res.keys))
+    vals = res.values
+    return Seed(k, res.design, tuple(tuple(vals[v] for v in key) for key in res.keys), tuple(sorted(active)), tuple(columns))

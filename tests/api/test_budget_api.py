@@ -1,0 +1,37 @@
+"""POST /api/front, /api/widening, /api/partial against the core (the same JSON as the CLI)."""
+
+from __future__ import annotations
+
+
+def test_front_endpoint(client):
+    r = client.post("/api/front", json={"group": "C4", "rep": "regular", "heads": 2, "head_dim": 1, "time_limit": 20})
+    assert r.status_code == 200, r.text
+    data = r.json()
+    assert {"points", "vanilla_params", "vanilla_attention_cost", "status"} <= set(data)
+    assert data["single_point"] is True and data["status"] == "optimal"
+    (pt,) = data["points"]
+    # V = regular: params = 4 x attention cost for every design
+    assert pt["design_params"] == 4 * pt["attention_cost"] == 24
+    assert set(pt) >= {"attention_cost", "heads", "max_head_dim", "design_params", "lower_bound", "status", "orbits"}
+
+
+def test_widening_endpoint(client):
+    r = client.post("/api/widening", json={"group": "S3", "rep": "regular", "heads": 2, "head_dim": 1, "time_limit": 20})
+    assert r.status_code == 200, r.text
+    data = r.json()
+    assert data["min_attention_cost"]["value"] == 6 and data["min_attention_cost"]["status"] == "optimal"
+    assert data["min_heads"]["value"] == 8 and data["min_head_dim"]["status"] == "infeasible"
+
+
+def test_partial_endpoint_and_its_errors(client):
+    body = {"group": "C4", "rep": "E1", "heads": 2, "head_dim": 1, "max_heads": 1, "time_limit": 20}
+    r = client.post("/api/partial", json=body)
+    assert r.status_code == 200, r.text
+    part = r.json()["partial"]
+    assert (part["covered"], part["of"], part["status"], part["upper_bound"], part["uncovered"]) == (2, 3, "optimal", 2, [1])
+    assert r.json()["design_params"] == 8
+    # no budget: a 422 naming the field
+    r = client.post("/api/partial", json={**body, "max_heads": None})
+    assert r.status_code == 422 and r.json()["field"] == "partial"
+    r = client.post("/api/partial", json={**body, "max_cost": 0})
+    assert r.status_code == 422 and r.json()["field"] == "max_cost"

@@ -1,0 +1,68 @@
+"""The budget questions (least widening, constrained optima / infeasibility, the front, best
+partial coverage) against the exhaustive reference brute_force.py on small problems."""
+
+import pytest
+from brute_force import BruteForce, Budget
+
+from eqattn.attention import Problem
+from eqattn.optimize.budgeted import BudgetProgram
+from eqattn.optimize.limits import ComputeLimits as Limits
+from eqattn.optimize.front import front
+from eqattn.optimize.partial import partial_coverage
+from eqattn.optimize.widening import least_widening
+from eqattn.optimize.within import optimize_within
+
+SMALL = [("C4", "E1", 2, 1), ("C2", "A+B", 1, 1), ("C3", "E1", 4, 1), ("S3", "regular", 2, 1),
+         ("D4", "A1+E1", 1, 2), ("C2", "2xA+B", 2, 2), ("C4", "B+E1", 2, 1)]
+
+
+@pytest.fixture(scope="module")
+def refs():
+    return {s: BruteForce(Problem.create(*s)) for s in SMALL}
+
+
+@pytest.mark.parametrize("spec", SMALL)
+def test_least_widening(spec, refs):
+    bf = refs[spec]
+    w = least_widening(bf.problem, 30)
+    ref = bf.least_widening()
+    assert (w.min_attention_cost.value, w.min_attention_cost.status) == (ref.min_attention_cost, "optimal")
+    assert (w.min_heads.value, w.min_heads.status) == (ref.min_heads, "optimal")
+    assert w.min_head_dim.value == ref.min_head_dim
+    assert w.min_head_dim.status == ("infeasible" if ref.min_head_dim is None else "optimal")
+
+
+@pytest.mark.parametrize("spec", SMALL)
+def test_constrained_optima(spec, refs):
+    bf = refs[spec]
+    H, d = bf.problem.heads, bf.problem.head_dim
+    for lim in [Limits(H, d), Limits(2 * H, d), Limits(H, 2 * d), Limits(4 * H, d), Limits(max_cost=H * d),
+                Limits(max_cost=2 * H * d)]:
+        ref = bf.optimum(Budget(lim.max_heads, lim.max_head_dim, lim.max_cost))
+        got = BudgetProgram(bf.problem, lim).solve("params", time_limit=30)
+        api = optimize_within(bf.problem, 30, max_heads=lim.max_heads, max_head_dim=lim.max_head_dim, max_cost=lim.max_cost)
+        assert got.status == api.status == ref.status, (spec, lim)
+        if ref.status == "optimal":
+            assert got.design.params == api.design.params == ref.params, (spec, lim)
+            assert lim.admits(got.design) and lim.admits(api.design)
+
+
+@pytest.mark.parametrize("spec", SMALL)
+def test_front(spec, refs):
+    bf = refs[spec]
+    f = front(bf.problem, 30)
+    assert f.status == "optimal"
+    got = [(q.to_json()["attention_cost"], q.design.params) for q in f.points]
+    assert got == [(b.attention_cost, b.params) for b in bf.front()]
+
+
+@pytest.mark.parametrize("spec", SMALL)
+def test_partial(spec, refs):
+    bf = refs[spec]
+    H, d = bf.problem.heads, bf.problem.head_dim
+    for kw in [dict(max_heads=H, max_head_dim=d), dict(max_heads=2 * H, max_head_dim=d), dict(max_cost=H * d)]:
+        got = partial_coverage(bf.problem, 30, **kw)
+        ref = bf.partial(Budget(kw.get("max_heads"), kw.get("max_head_dim"), kw.get("max_cost")))
+        assert (got.covered, got.of, got.status, got.upper_bound) == (ref.covered, ref.of, "optimal", ref.covered), (spec, kw)
+        assert got.design.params == ref.params and got.params_proven
+        assert len(got.uncovered) == got.of - got.covered
