@@ -214,10 +214,11 @@ def main(argv: list[str] | None = None) -> None:
              "- **vanilla+aug**: the same, each training sample moved by a random element of G every step;",
              "- **symm-learning**: symm-learning 0.8.1's `eTransformerEncoderLayer` with its `eMultiheadAttention` "
              "(its own venv, as `benchmarks/peers.py` makes it), between the same equivariant lift and readout as eqattn's;",
-             "- **eqattn-fewest / -partial / -regular**: the same equivariant stack (lift to `m x regular` in permutation "
-             "form, group-convolution feed-forward, layer norm with invariant gains, equivariant readout) with "
-             "`EquivariantAttention` of the fewest-parameter covering design, of the best partial-coverage design no "
-             "wider than the vanilla layer, and of the regular design (H copies of the regular orbit, the vanilla count).", "",
+             "- **eqattn-fewest / -partial / -regular**: the same lift and readout, and eqattn's "
+             "`EquivariantTransformerEncoderLayer` (pre-norm, `EquivariantLinear` feed-forward on `4 m` regular copies "
+             "with a pointwise GELU, `EquivariantLayerNorm`) whose attention is the fewest-parameter covering design, the "
+             "best partial-coverage design no "
+             "wider than the vanilla layer, or the regular design (H copies of the regular orbit, the vanilla count).", "",
              "Columns: trainable parameters of the whole model and of its attention layers; attention cost per layer "
              "`Σ heads × head dim` (the vanilla layer's is `H d`); test metric mean ± sample std over the seeds; wall "
              "time and CPU time per training epoch (1 torch thread, shared 2-core machine: wall times are noisy, CPU "
