@@ -453,6 +453,7 @@ class EquivariantAttention(ExactBuffers):
     def forward(
         self, x: torch.Tensor, attn_mask: torch.Tensor | None = None, is_causal: bool = False
     ) -> torch.Tensor:
+        _check_tokens(x, self.dim_v)
         if self.heads == 0 or self.layout.total == 0:
             return _attend(x, x.new_zeros(3, 0, self.dim_v), x.new_zeros(self.dim_v, 0), [], attn_mask, is_causal)
         w_in, w_out = self.projections()
@@ -545,6 +546,7 @@ class VanillaAttention(nn.Module):
         self, x: torch.Tensor, attn_mask: torch.Tensor | None = None, is_causal: bool = False
     ) -> torch.Tensor:
         H, d, n = self.heads, self.head_dim, self.dim_v
+        _check_tokens(x, n)
         w_in = torch.stack([self.Wq, self.Wk, self.Wv]).reshape(3, H * d, n)
         w_out = self.Wo.permute(1, 0, 2).reshape(n, H * d)
         buckets = [(0, H, d)] if H * d else []
@@ -628,3 +630,14 @@ def _coordinates(mat: Any, basis: np.ndarray, what: str) -> np.ndarray:
             f"{what} is not in the Hom space of its orbit (relative residual {resid / max(scale, 1e-300):.2e})"
         )
     return coef
+
+
+def _check_tokens(x: object, dim_v: int) -> None:
+    """``x`` must be a tensor ``(..., tokens, dim V)``: InputTypeError / InputError naming ``x``
+    otherwise (a numpy array or a list is not converted silently)."""
+    from eqattn.errors import InputError, InputTypeError
+
+    if not isinstance(x, torch.Tensor):
+        raise InputTypeError("x", f"a torch.Tensor of shape (..., tokens, {dim_v}), got {type(x).__name__}")
+    if x.dim() < 2 or x.shape[-1] != dim_v:
+        raise InputError("x", f"must have shape (..., tokens, {dim_v}) (the last axis is dim V), got {tuple(x.shape)}")

@@ -200,3 +200,25 @@ def test_from_vanilla(make):
     if problem.group.name == "C4":
         with pytest.raises(ValueError):  # InputError: not G-equivariant
             EquivariantAttention.from_vanilla(design, bad)
+
+
+def test_the_layer_refuses_what_is_not_a_token_tensor() -> None:
+    """A numpy array, a string or a tensor whose last axis is not dim V: an error naming ``x``
+    (InputTypeError is a TypeError, InputError a ValueError), never an AttributeError."""
+    import numpy as np
+    import pytest as _pytest
+    import torch as _torch
+
+    import eqattn
+    from eqattn.errors import InputError, InputTypeError
+    from eqattn.torch import EquivariantAttention
+
+    G = eqattn.group("C4")
+    prob = eqattn.Problem(G, eqattn.rep(G, "regular"), heads=1, head_dim=1)
+    layer = EquivariantAttention.from_design(eqattn.Design.regular(prob), dtype=_torch.float64)
+    for bad in (np.zeros((2, 3, 4)), "x"):
+        with _pytest.raises(InputTypeError, match="x"):
+            layer(bad)
+    with _pytest.raises(InputError, match="dim V"):
+        layer(_torch.zeros(2, 3, 5, dtype=_torch.float64))
+    assert layer(_torch.zeros(2, 3, 4, dtype=_torch.float64)).shape == (2, 3, 4)
