@@ -275,6 +275,37 @@ def test_10_subgroups_elements_and_witnesses_in_words(page, shot):
     expect(body).to_contain_text("design orbit 1 (G/C2, W = B), coset g0")
 
 
+def test_24_a_verdicts_only_coverage_answer_fetches_a_clusterings_detail_on_demand(page):
+    """Past a size the server leaves the witnesses out (``detail_omitted``); opening a
+    clustering then asks POST /api/coverage/detail for that one. The coverage answer is cut
+    down in the browser (the real server only does it past 4 MiB), the detail comes from the
+    real server."""
+    asked = []
+
+    def lean(route):
+        resp = route.fetch()
+        data = resp.json()
+        data["detail_omitted"] = True
+        for c in data["clusterings"]:
+            c.update(witness=None, counterexample=None, detail_omitted=True)
+        route.fulfill(response=resp, json=data)
+
+    page.route("**/api/coverage", lean)
+    page.on("request", lambda r: asked.append(r.url) if r.url.endswith("/api/coverage/detail") else None)
+    open_page(page)
+    add_orbit(page, "C2", {"B": 1})
+    page.get_by_role("button", name="Check coverage").click()
+    expect(page.locator("#coverage-summary")).to_have_text("3 of 3 covered")
+    page.locator(".cbox").nth(1).click()
+    body = page.locator("#explain-body")
+    expect(body).to_contain_text("design orbit 1 (G/C2, W = B), coset g0")  # the witness, fetched
+    expect(body.get_by_role("button", name="Verify numerically")).to_be_visible()
+    page.keyboard.press("Escape")
+    page.locator(".cbox").nth(0).click()
+    expect(body).to_contain_text("Covered: the design realises")
+    assert len(asked) == 2
+
+
 # ------------------------------------------------------------------------------ issue 25 item 6
 def test_budget_controls_partial_coverage_and_the_front_plot(page, shot):
     """The optimiser panel under a budget, on the live endpoints (POST /api/partial, /api/front,

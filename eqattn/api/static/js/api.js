@@ -57,6 +57,7 @@ export const api = {
   clusterings: (problem, signal) => call("POST", "/api/clusterings", problem, signal),
   design: (body, signal) => call("POST", "/api/design", body, signal),
   coverage: (body, signal) => call("POST", "/api/coverage", body, signal),
+  coverageDetail: (body, signal) => call("POST", "/api/coverage/detail", body, signal),
   optimize: (body, signal) => call("POST", "/api/optimize", body, signal),
   front: (body, signal) => call("POST", "/api/front", body, signal),
   widening: (body, signal) => call("POST", "/api/widening", body, signal),

@@ -123,6 +123,14 @@ export function renderExplain() {
     return;
   }
   if (stale) body.append(h("p", { class: "stale-note", text: "Dimmed: this verdict is for the last valid design; check coverage again after editing." }));
+  if (cv.detail_omitted) {
+    // a large coverage answer has the verdicts only; this clustering's detail comes on demand
+    body.append(h("p", { class: `verdict ${cv.covered ? "good" : "bad"}`, text: cv.covered ? "✓ Covered." : "✗ Not covered." }),
+                h("p", { class: "muted", id: "detail-loading", role: "status", text: "Loading this clustering's witnesses…" }));
+    if (!stale) loadDetail(cl.id);
+    body.append(termsLine());
+    return;
+  }
   if (cv.covered) {
     const ws = cv.witness || [];
     const nsc = typeof cv.scenarios === "number" ? cv.scenarios : ws.length;
@@ -254,5 +262,24 @@ async function verify(id) {
     out.textContent = errorText(e);
   } finally {
     if ($("verify")) $("verify").disabled = false;
+  }
+}
+
+// One clustering's detail (POST /api/coverage/detail) when the coverage answer left it out;
+// it replaces the verdict-only entry while the design is still the one that was checked.
+let detailCtl = null;
+async function loadDetail(id) {
+  detailCtl?.abort();
+  detailCtl = new AbortController();
+  const key = model.cvKey;
+  try {
+    const full = await api.coverageDetail({ ...designBody(), clustering: id }, detailCtl.signal);
+    if (model.cvKey !== key) return;
+    model.coverageById.set(id, full);
+    if (model.state.sel === id) renderExplain();
+  } catch (e) {
+    if (e?.name === "AbortError") return;
+    const el = $("detail-loading");
+    if (el) el.textContent = `Could not load this clustering's detail: ${e?.message ?? e}`;
   }
 }
