@@ -144,6 +144,7 @@ class Engine:
     async def optimize(
         self, group: str, rep: str, heads: int, head_dim: int, time_limit: float | None = None, request: Request | None = None,
         max_heads: int | None = None, max_head_dim: int | None = None, work_limit: int | None = None,
+        max_cost: int | None = None,
     ) -> dict:
         """The optimiser's JSON, all of it (search, constrained vanilla, re-checks) within `time_limit` s."""
         tl = DEFAULT_TIME_LIMIT if time_limit is None else float(time_limit)
@@ -157,7 +158,7 @@ class Engine:
             if search_s < MIN_SEARCH_S:
                 raise LimitError("time_limit", f"the time limit of {tl:g} s passed while the request waited for a free worker "
                                  "(other optimizations are running); give a larger time_limit or try again shortly")
-            return (group, rep, heads, head_dim, search_s, max_heads, max_head_dim, work_limit)
+            return (group, rep, heads, head_dim, search_s, max_heads, max_head_dim, work_limit, max_cost)
 
         return await self.run(
             "search",

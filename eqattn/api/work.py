@@ -147,12 +147,13 @@ def verify(group: str, rep: str, heads: int, head_dim: int, orbits: Orbits, seed
 def optimize(
     group: str, rep: str, heads: int, head_dim: int, search_limit: float,
     max_heads: int | None = None, max_head_dim: int | None = None, work_limit: int | None = None,
+    max_cost: int | None = None,
 ) -> dict:
     """eqattn.optimize JSON; `search_limit` bounds its search (the server's
     deadline, which covers the re-checks as well, is enforced by killing this process)."""
     return _optimize(
         problem(group, rep, heads, head_dim), search_limit,
-        max_heads=max_heads, max_head_dim=max_head_dim, work_limit=work_limit,
+        max_heads=max_heads, max_head_dim=max_head_dim, max_cost=max_cost, work_limit=work_limit,
     ).to_json()
 
 

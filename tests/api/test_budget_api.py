@@ -35,3 +35,16 @@ def test_partial_endpoint_and_its_errors(client):
     assert r.status_code == 422 and r.json()["field"] == "partial"
     r = client.post("/api/partial", json={**body, "max_cost": 0})
     assert r.status_code == 422 and r.json()["field"] == "max_cost"
+
+
+def test_optimize_takes_a_cost_budget(client):
+    """SPEC §6 example 2 (C4, E1, H = 2, d = 1): its least widening is 2, the layer's own cost
+    (the design (C2, B)); a budget of 1 is proven infeasible, with its reason."""
+    body = {"group": "C4", "rep": "E1", "heads": 2, "head_dim": 1, "time_limit": 20}
+    r = client.post("/api/optimize", json={**body, "max_cost": 1})
+    assert r.status_code == 200, r.text
+    data = r.json()
+    assert data["status"] == "infeasible" and data["constraints"]["max_cost"] == 1 and data["reason"]
+    r = client.post("/api/optimize", json={**body, "max_cost": 2})
+    data = r.json()
+    assert data["status"] == "optimal" and data["attention_cost"] <= 2 and data["design_params"] == 8

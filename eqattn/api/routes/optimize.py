@@ -25,6 +25,7 @@ class OptimizeIn(ProblemIn):
     time_limit: float | None = Field(default=None, gt=0, le=MAX_TIME_LIMIT, description="seconds (default 30)")
     max_heads: int | None = Field(default=None, ge=1, le=4096, description="at most this many heads in all")
     max_head_dim: int | None = Field(default=None, ge=1, le=4096, description="every head of at most this dimension")
+    max_cost: int | None = Field(default=None, ge=1, le=10**9, description="attention cost (Σ heads × head dim) at most this")
     work_limit: int | None = Field(default=None, ge=1, le=10**9, description="solver nodes (deterministic limit)")
 
 
@@ -33,5 +34,5 @@ async def optimize(body: OptimizeIn, engine: EngineDep, request: Request) -> dic
     """The covering design with the fewest parameters, proven optimal or with its gap."""
     return await engine.optimize(
         body.group, body.rep, body.heads, body.head_dim, body.time_limit, request=request,
-        max_heads=body.max_heads, max_head_dim=body.max_head_dim, work_limit=body.work_limit,
+        max_heads=body.max_heads, max_head_dim=body.max_head_dim, work_limit=body.work_limit, max_cost=body.max_cost,
     )
