@@ -128,9 +128,14 @@ def motion(M: np.ndarray) -> tuple[str, float, np.ndarray | None]:
     return "rotoreflection", (phi + pi) % (2 * pi), axis
 
 
-def _cycles_words(p: list[int]) -> str:
+def cycles(p: list[int]) -> list[list[int]]:
+    """The non-trivial cycles of the permutation ``i -> p[i]`` (0-based in), 1-based out.
+
+    >>> cycles([1, 0, 3, 4, 2])
+    [[1, 2], [3, 4, 5]]
+    """
     seen = [False] * len(p)
-    words = []
+    out = []
     for i in range(len(p)):
         if seen[i] or p[i] == i:
             continue
@@ -139,7 +144,12 @@ def _cycles_words(p: list[int]) -> str:
             seen[j] = True
             cyc.append(j + 1)
             j = p[j]
-        words.append(f"swaps {cyc[0]} and {cyc[1]}" if len(cyc) == 2 else "cycles " + " → ".join(map(str, cyc + cyc[:1])))
+        out.append(cyc)
+    return out
+
+
+def _cycles_words(p: list[int]) -> str:
+    words = [f"swaps {c[0]} and {c[1]}" if len(c) == 2 else "cycles " + " → ".join(map(str, c + c[:1])) for c in cycles(p)]
     return "; ".join(words) or "identity"
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..groups import FiniteGroup
-from .element_words import coset_action, element_words, irrep_words, subgroup_words
+from .element_words import coset_action, cycles, element_words, irrep_words, subgroup_words
 from .irreps import irreps_of
 
 
@@ -92,19 +92,7 @@ def element_cycles(G: FiniteGroup, g: int) -> str | None:
     """Disjoint-cycle notation (1-based) of a permutation group's element, `()` for the identity."""
     if G.perms is None:
         return None
-    p = [int(x) for x in G.perms[int(g)]]
-    seen = [False] * len(p)
-    out = []
-    for i in range(len(p)):
-        if seen[i] or p[i] == i:
-            continue
-        cyc, j = [], i
-        while not seen[j]:
-            seen[j] = True
-            cyc.append(j + 1)
-            j = p[j]
-        out.append("(" + ",".join(map(str, cyc)) + ")")
-    return "".join(out) or "()"
+    return "".join("(" + ",".join(map(str, c)) + ")" for c in cycles([int(x) for x in G.perms[int(g)]])) or "()"
 
 
 def _element_json(G: FiniteGroup, g: int) -> dict:
