@@ -97,20 +97,24 @@ class Design:
         return Design.create(problem, pairs)
 
     @staticmethod
-    def regular(problem: Problem) -> "Design":
-        """The regular design: H copies of the regular orbit (C1, min(d, dim V) x trivial), SPEC §3.
+    def regular(problem: Problem, trimmed: bool = False) -> "Design":
+        """The regular design: H copies of the regular orbit (C1, d x trivial), SPEC §3.
 
-        It covers every clustering (SPEC §3: its orbits are those of the vanilla layer), so
-        without compute limits there is always a covering design. For d <= dim V it is the
-        vanilla layer's count, P = 4 H d dim V; a head wider than dim V adds parameters and
-        nothing to coverage (W <= V|C1 suffices, SPEC §5.5), so W is capped at dim V.
+        It has the vanilla layer's count, P = 4 H d dim V, and covers every clustering (SPEC §3:
+        it is the vanilla layer averaged over G), so without compute limits there is always a
+        covering design. ``trimmed``: W = min(d, dim V) x trivial instead, the same functions
+        (a head wider than dim V adds idle dimensions, SPEC §3; W <= V|C1 suffices, SPEC §5.5)
+        with fewer parameters when d > dim V; this is the one the optimiser's types hold.
 
             >>> p = Problem.create("C4", "E1", 2, 1)
-            >>> Design.regular(p).params == p.vanilla_params, Design.regular(Problem.create("C2", "A", 1, 3)).orbits[0].head_dim
+            >>> Design.regular(p).params == p.vanilla_params
+            True
+            >>> wide = Problem.create("C2", "A", 1, 3)
+            >>> Design.regular(wide).params == wide.vanilla_params, Design.regular(wide, trimmed=True).orbits[0].head_dim
             (True, 1)
         """
         triv = problem.group.subgroup_classes[0]
-        W = Rep(triv, (min(problem.head_dim, problem.dim_v),))
+        W = Rep(triv, (min(problem.head_dim, problem.dim_v) if trimmed else problem.head_dim,))
         return Design(problem, tuple(DesignOrbit(triv, W) for _ in range(problem.heads)))
 
     @property

@@ -31,7 +31,7 @@ def _warm_start(problem: Problem, ctx: Context, limits: ComputeLimits):  # noqa:
     LimitError when its scenarios are too many to check), and the type table; the warm start
     only when it is within the compute limits."""
     space = ctx.space
-    regular = Design.regular(problem)
+    regular = Design.regular(problem, trimmed=True)
     triv = regular.orbits[0].sub
     w = regular.orbits[0].head_dim
     if space.values:

@@ -106,7 +106,7 @@ def finish(
             f"no design within the limits serves all of the {a.scenarios_used} scenarios met (the program over them has no "
             "solution), so none covers every clustering"
         )
-    regular = Design.regular(problem)
+    regular = Design.regular(problem, trimmed=True)
     if a.design is None and a.status == "unknown" and limits.admits(regular):
         a.design, a.status = regular, "feasible"
         a.notes.append("the regular design (it covers every clustering, SPEC §3): the search found no cheaper one within the limits")

@@ -100,7 +100,7 @@ def _open(state: SearchState) -> SearchResult | None:
     counterexamples of the empty design (every clustering with a demand). A result when that
     already decides the search."""
     problem = state.problem
-    regular = Design.regular(problem)
+    regular = Design.regular(problem, trimmed=True)
     if state.limits.admits(regular):
         viol = state.oracle.keys(regular, state.loop_end(), 1)
         if viol:

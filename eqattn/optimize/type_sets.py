@@ -243,7 +243,7 @@ def generated_types(
         seen.add(key)
         types.append(HeadType(sub.id, key[1], cost, sub.index, dim))
 
-    regular = Design.regular(problem).orbits[0]  # the regular type
+    regular = Design.regular(problem, trimmed=True).orbits[0]  # the regular type
     if max_heads is None or regular.heads <= max_heads:
         add(regular.sub, np.array(regular.W.mults))
     for sub, W in cheapest_hosts(problem, space, h, max_heads, max_head_dim, deadline, memo, threads) if hosts else ():
