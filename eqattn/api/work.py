@@ -181,7 +181,7 @@ def design_counts(problem: Problem, design: Design) -> dict:
     }
 
 
-# ------------------------------------------------------------------ the page's explanations (issue 12)
+# ------------------------------------------------------------------ the page's explanations
 def subgroup(group_name: str, cid: int) -> dict:
     """eqattn.reps.group_views.subgroup_inspector_json: the page's subgroup inspector."""
     from ..reps.group_views import subgroup_inspector_json

@@ -18,7 +18,7 @@ ROUTERS: list[APIRouter] = [
     designs.router,
     optimize.router,
     budget.router,  # POST /api/front, /api/widening, /api/partial (designs within a compute budget)
-    inspect.router,  # subgroup inspector, character table, witnesses, verify (issue 12)
-    atlas.router,  # GET /api/atlas for static/atlas.html (issue 14)
+    inspect.router,  # subgroup inspector, character table, witnesses, verify
+    atlas.router,  # GET /api/atlas for static/atlas.html
     page.router,
 ]

@@ -1,4 +1,4 @@
-"""The page's explanations (issue 12): the subgroup inspector, the character table of G,
+"""The page's explanations: the subgroup inspector, the character table of G,
 every witness of a clustering (paged) and "Verify numerically" for one clustering.
 
   GET  /api/subgroup?group=NAME&id=N      eqattn.reps.group_views.subgroup_inspector_json
