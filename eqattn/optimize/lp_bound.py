@@ -271,6 +271,92 @@ def _price(
     return upper, best
 
 
+def _master(cols, slots, values, wkeys, work, entries, big, max_heads):  # noqa: ANN001, ANN202
+    """The master LP over the columns `cols` and the working keys: `(cost, rows, supply_rows,
+    nvar)`, a costly slack per supply row (always feasible), the link rows `n_t - Σ y >= 0`,
+    and the `max_heads` row last when there is one."""
+    supply_rows = [(w, j, g) for w, key in enumerate(wkeys) for j, vi in enumerate(key) for g, x in enumerate(values[vi].D.mults) if x > 0]
+    row_of = {r: i for i, r in enumerate(supply_rows)}
+    cost: list[float] = [big] * len(supply_rows)
+    rows: list[tuple[list[int], list[float], float, float]] = [
+        ([i], [1.0], float(values[wkeys[w][j]].D.mults[g]), np.inf) for i, (w, j, g) in enumerate(supply_rows)
+    ]
+    nvar: list[int] = []
+    heads_row = ([], [], -float(max_heads), np.inf) if max_heads is not None else None
+    for c in cols:
+        ref = slots.subs[c[0]]
+        n = len(cost)
+        nvar.append(n)
+        cost.append(float(_unit_cost(ref) @ np.asarray(c[1])))
+        if heads_row is not None:
+            heads_row[0].append(n)
+            heads_row[1].append(-float(ref.K.index))
+        for w, s in enumerate(work):
+            link = ([n], [1.0], 0.0, np.inf)  # n_t - Σ y ≥ 0
+            for j, sup in entries(c, s):
+                y = len(cost)
+                cost.append(0.0)
+                link[0].append(y)
+                link[1].append(-1.0)
+                for g in np.nonzero(sup)[0]:
+                    r = row_of.get((w, j, int(g)))
+                    if r is not None:
+                        rows[r][0].append(y)
+                        rows[r][1].append(float(sup[g]))
+            if len(link[0]) > 1:
+                rows.append(link)
+    if heads_row is not None:
+        rows.append(heads_row)
+    return cost, rows, supply_rows, nvar
+
+
+def _quick_pricing(slots, support, pools, values, wkeys, mu, lam, add) -> int:  # noqa: ANN001
+    """The quick pricing: the profits of joins of the LP's types and of the candidates; the
+    QUICK_COLUMNS most profitable of each subgroup are added (`add`). How many were new."""
+    new = 0
+    for sub in slots.subs:
+        mine = [np.asarray(c[1], dtype=np.int64) for c in support if c[0] == sub]
+        pool = [np.maximum(a, b) for i, a in enumerate(mine) for b in mine[i + 1:]] + pools.get(sub, [])
+        if not pool:
+            continue
+        Ws = np.unique(np.array(pool), axis=0)
+        prof = _profits(sub, Ws, slots, values, wkeys, mu, lam)
+        for i in np.argsort(-prof)[:QUICK_COLUMNS]:
+            if prof[i] > EPS and add((sub, tuple(int(x) for x in Ws[i]))):
+                new += 1
+    return new
+
+
+def _exact_pricing(slots, values, wkeys, mu, lam, max_head_dim, deadline, work_limit, threads, spent, add, partial, turn, new):  # noqa: ANN001, ANN202
+    """The exact pricing, one program per subgroup, from the subgroup at `turn`: `(theta,
+    priced, turn, new)`. `theta` scales the duals into a certified bound (Farley); `priced`
+    is False when a program stopped short or a `partial` round stopped at the first subgroup
+    with an improving type (then `turn` is where the next partial round starts)."""
+    theta = 1.0
+    priced = True
+    subs = list(slots.subs.items())
+    start_at = turn % len(subs)
+    for k, (sub, ref) in enumerate(subs[start_at:] + subs[:start_at]):
+        if partial and new:
+            return theta, False, start_at + k, new
+        left = deadline - time.perf_counter()
+        if left <= 0:
+            priced = False
+            break
+        upper, W = _price(
+            sub, slots, values, wkeys, mu, lam, max_head_dim, left if work_limit is not None else min(PRICE_TIME, left), threads,
+            spent, PRICE_NODES if work_limit is not None else None,
+        )
+        if not math.isfinite(upper):
+            priced = False
+            break
+        cmin = float(min(u for u in _unit_cost(ref) if u > 0))
+        theta = max(theta, 1.0 + max(0.0, upper) / cmin)
+        if W is not None and add((sub, W)):
+            new += 1
+    return theta, priced, turn, new
+
+
 def lp_bound(
     problem: Problem,
     h: Hosting,
@@ -334,8 +420,7 @@ def lp_bound(
         1, sum(1 for key in keys for vi in key for x in values[vi].D.mults if x > 0)
     )
     best: LPBound | None = None
-    rounds = 0
-    exact_rounds = turn = 0
+    rounds = exact_rounds = turn = 0
     support: tuple[Column, ...] = ()
     solution: tuple[tuple[Column, float], ...] = ()
     used: tuple[int, ...] = ()
@@ -344,38 +429,7 @@ def lp_bound(
         rounds += 1
         # ---- the master LP over `cols` and the working keys (a costly slack per supply row: always feasible)
         wkeys = [keys[s] for s in work]
-        supply_rows = [(w, j, g) for w, key in enumerate(wkeys) for j, vi in enumerate(key) for g, x in enumerate(values[vi].D.mults) if x > 0]
-        row_of = {r: i for i, r in enumerate(supply_rows)}
-        cost: list[float] = [big] * len(supply_rows)
-        rows: list[tuple[list[int], list[float], float, float]] = [
-            ([i], [1.0], float(values[wkeys[w][j]].D.mults[g]), np.inf) for i, (w, j, g) in enumerate(supply_rows)
-        ]
-        nvar: list[int] = []
-        heads_row = ([], [], -float(max_heads), np.inf) if max_heads is not None else None
-        for c in cols:
-            ref = slots.subs[c[0]]
-            n = len(cost)
-            nvar.append(n)
-            cost.append(float(_unit_cost(ref) @ np.asarray(c[1])))
-            if heads_row is not None:
-                heads_row[0].append(n)
-                heads_row[1].append(-float(ref.K.index))
-            for w, s in enumerate(work):
-                link = ([n], [1.0], 0.0, np.inf)  # n_t - Σ y ≥ 0
-                for j, sup in entries(c, s):
-                    y = len(cost)
-                    cost.append(0.0)
-                    link[0].append(y)
-                    link[1].append(-1.0)
-                    for g in np.nonzero(sup)[0]:
-                        r = row_of.get((w, j, int(g)))
-                        if r is not None:
-                            rows[r][0].append(y)
-                            rows[r][1].append(float(sup[g]))
-                if len(link[0]) > 1:
-                    rows.append(link)
-        if heads_row is not None:
-            rows.append(heads_row)
+        cost, rows, supply_rows, nvar = _master(cols, slots, values, wkeys, work, entries, big, max_heads)
         left = deadline - time.perf_counter()
         if left <= 0:
             break
@@ -385,22 +439,12 @@ def lp_bound(
             break
         duals = sol.row_duals
         mu = {r: float(max(0.0, duals[i])) for i, r in enumerate(supply_rows) if duals[i] > 0}
-        lam = float(max(0.0, duals[-1])) if heads_row is not None else 0.0
+        lam = float(max(0.0, duals[-1])) if max_heads is not None else 0.0
         solution = tuple((c, float(sol.values[n])) for c, n in zip(cols, nvar) if sol.values[n] > 1e-9)
         support = tuple(c for c, _ in solution)
         used = tuple(sorted({work[w] for w, _, _ in mu}))
         # ---- quick pricing: the profits of joins of the LP's types and of the candidates
-        new = 0
-        for sub in slots.subs:
-            mine = [np.asarray(c[1], dtype=np.int64) for c in support if c[0] == sub]
-            pool = [np.maximum(a, b) for i, a in enumerate(mine) for b in mine[i + 1:]] + pools.get(sub, [])
-            if not pool:
-                continue
-            Ws = np.unique(np.array(pool), axis=0)
-            prof = _profits(sub, Ws, slots, values, wkeys, mu, lam)
-            for i in np.argsort(-prof)[:QUICK_COLUMNS]:
-                if prof[i] > EPS and add((sub, tuple(int(x) for x in Ws[i]))):
-                    new += 1
+        new = _quick_pricing(slots, support, pools, values, wkeys, mu, lam, add)
         if new:
             continue
         # ---- row generation: the keys outside the working set the master's solution does not meet
@@ -414,34 +458,12 @@ def lp_bound(
             if short:
                 work = sorted(inside | {s for _, s in short[:SEPARATE_KEYS]})
                 continue
-        # ---- exact pricing, one program per subgroup (a certified bound); partial rounds stop
-        # at the first subgroup (in turn) with an improving type, every FULL_PRICING-th prices all
-        theta = 1.0
-        priced = True
+        # ---- exact pricing (a certified bound); every FULL_PRICING-th round prices all subgroups
         exact_rounds += 1
-        partial = exact_rounds % FULL_PRICING != 1
-        subs = list(slots.subs.items())
-        start_at = turn % len(subs)
-        for k, (sub, ref) in enumerate(subs[start_at:] + subs[:start_at]):
-            if partial and new:
-                priced = False
-                turn = start_at + k
-                break
-            left = deadline - time.perf_counter()
-            if left <= 0:
-                priced = False
-                break
-            upper, W = _price(
-                sub, slots, values, wkeys, mu, lam, max_head_dim, left if work_limit is not None else min(PRICE_TIME, left), threads,
-                spent, PRICE_NODES if work_limit is not None else None,
-            )
-            if not math.isfinite(upper):
-                priced = False
-                break
-            cmin = float(min(u for u in _unit_cost(ref) if u > 0))
-            theta = max(theta, 1.0 + max(0.0, upper) / cmin)
-            if W is not None and add((sub, W)):
-                new += 1
+        theta, priced, turn, new = _exact_pricing(
+            slots, values, wkeys, mu, lam, max_head_dim, deadline, work_limit, threads, spent, add,
+            exact_rounds % FULL_PRICING != 1, turn, new,
+        )
         if priced:
             cert = Certificate(tuple((work[w], j, g, m) for (w, j, g), m in sorted(mu.items())), lam, theta)
             value = cert.value(values, keys, max_heads)
@@ -454,6 +476,5 @@ def lp_bound(
                 break
         if new == 0:
             break
-    if best is None:
-        return LPBound(0, 0.0, False, rounds, tuple(cols), support, None, used, solution, spent[0])
-    return LPBound(best.units, best.value, best.converged, rounds, tuple(cols), support, best.certificate, used, solution, spent[0])
+    units, value, converged, cert = (best.units, best.value, best.converged, best.certificate) if best is not None else (0, 0.0, False, None)
+    return LPBound(units, value, converged, rounds, tuple(cols), support, cert, used, solution, spent[0])
