@@ -46,6 +46,8 @@ class BlockExpansion(ExactBuffers):
         gm = np.asarray(realized.orbits[0].group_matrices) if realized.orbits else np.zeros((1, n, n))
         rows_of = np.asarray(layout.row, dtype=np.int64)
         dests: list[np.ndarray] = []
+        # heads without rows in the layout (their orbit computes 0 in the layer) are left out
+        groups = [(reps, kept) for reps, members in groups if (kept := [m for m in members if layout.widths[m[2]]])]
         for g, (reps, members) in enumerate(groups):
             src = np.concatenate([np.arange(r, r + w) for r, w, _ in members])
             # output order (a, member, r) -> layout rows

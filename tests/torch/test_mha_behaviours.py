@@ -26,6 +26,9 @@ E, H = 4, 2
 
 def make_torch(**kw):  # noqa: ANN003, ANN201
     kw.setdefault("dtype", F64)
+    for name in ("kdim", "vdim"):  # keys/values in a representation of C4: PyTorch takes its dimension
+        if isinstance(kw.get(name), str):
+            kw[name] = eqattn.rep(eqattn.group("C4"), kw[name]).dim
     return nn.MultiheadAttention(E, H, **kw)
 
 
@@ -142,6 +145,20 @@ def kdim_vdim(make):  # noqa: ANN001, ANN201
     m = make(kdim=E, vdim=E, batch_first=True)
     out, _ = m(x(2, 3, E), x(2, 7, E, seed=1), x(2, 7, E, seed=2))
     assert out.shape == (2, 3, E) and m.kdim == m.vdim == E
+
+
+def kdim_vdim_other(make):  # noqa: ANN001, ANN201 - keys and values of other dimensions (reps of C4 for the drop-in)
+    m = make(kdim="E1 + 3xA", vdim="2xE1 + B", batch_first=True)
+    assert (m.kdim, m.vdim) == (5, 5)
+    k, v = x(2, 7, 5, seed=1), x(2, 7, 5, seed=2)
+    pad = torch.zeros(2, 7, dtype=torch.bool)
+    pad[0, -2:] = True
+    out, w = m(x(2, 3, E), k, v, key_padding_mask=pad)
+    assert out.shape == (2, 3, E) and w.shape == (2, 3, 7) and float(w[0, :, -2:].abs().max()) == 0.0
+    out.sum().backward()
+    assert all(p.grad is not None for p in m.parameters() if p.requires_grad)
+    with pytest.raises(Exception):  # keys of the wrong width
+        m(x(2, 3, E), x(2, 7, E), v)
 
 
 def bias_kv_and_zero_attn(make):  # noqa: ANN001, ANN201
@@ -320,7 +337,7 @@ def export(make):  # noqa: ANN001, ANN201 - ours: a real nn.MultiheadAttention w
 
 BEHAVIOURS = [
     shapes_batch_first, unbatched, weights_per_head, no_weights, key_padding_bool_and_float, attn_mask_2d,
-    attn_mask_3d_per_head, causal, cross_attention, kdim_vdim, bias_kv_and_zero_attn, dropout_train_eval,
+    attn_mask_3d_per_head, causal, cross_attention, kdim_vdim, kdim_vdim_other, bias_kv_and_zero_attn, dropout_train_eval,
     state_dict_round_trip, reset_parameters, dtypes, meta_device, encoder_layer_train, encoder_layer_eval,
     decoder_layer, fully_masked_rows, gradients, copy_and_pickle, jit_script,
 ]
