@@ -78,15 +78,24 @@ def sample_vanilla(problem: Problem, c: Clustering, options: tuple[Option, ...],
             Af = np.zeros((width, n))
             Bf[:, : B2.shape[1]] = act.left(g, B2)
             Af[: A2.shape[0], :] = act.right_t(A2, g)
-            T = rng.normal(size=(width, width)) + 3 * np.eye(width)
-            Bf = Bf @ np.linalg.inv(T)
-            Af = T @ Af
+            Bf, Af = _mix(Bf, Af, rng)
             for h in range(size):
                 Wq.append(wq)
                 Wk.append(wk)
                 Wv.append(Af[h * d : (h + 1) * d])
                 Wo.append(Bf[:, h * d : (h + 1) * d])
     return VanillaSample(np.array(Wq), np.array(Wk), np.array(Wv), np.array(Wo), tuple(Ms), tuple(Rs))
+
+
+def _mix(Bf: np.ndarray, Af: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """``(Bf T^T, T Af)`` for a random orthogonal T, two Householder reflections (so
+    ``Bf Af`` is unchanged and every head's share is a generic mix), in O(width · n)."""
+    for _ in range(2):
+        u = rng.normal(size=Af.shape[0])
+        u /= np.linalg.norm(u)
+        Af = Af - 2 * np.outer(u, u @ Af)
+        Bf = Bf - 2 * np.outer(Bf @ u, u)
+    return Bf, Af
 
 
 def _cosets(G, sub: np.ndarray, outer: np.ndarray) -> list[int]:  # noqa: ANN001
@@ -110,21 +119,35 @@ def _orbit_sum(problem: Problem, X: np.ndarray, inner: np.ndarray, outer: np.nda
 
 
 def _min_norm_left(target: np.ndarray, A: np.ndarray, what: str) -> np.ndarray:
-    """The least-norm X with ``X A = target`` (``target pinv(A)``; LAPACK's complete orthogonal
-    factorisation, ``gelsy``, a few times cheaper than the SVD), checked exact.
+    """The least-norm X with ``X A = target``: ``target pinv(A)`` (A has few rows), checked exact.
 
     Equivariance comes free: for orthogonal actions with ``A = S(k) A R(k)^T`` and
     ``target = T(k) target R(k)^T``, ``pinv(A) = R(k) pinv(A) S(k)^T``, so X intertwines S and
     T; no basis of the Hom space is needed."""
     scale = max(float(np.abs(target).max()), 1e-12)
-    if A.shape[0] == 0:
-        X = np.zeros((target.shape[0], 0))
-    else:
-        X = scipy.linalg.lstsq(A.T, target.T, cond=PINV_RCOND, lapack_driver="gelsy")[0].T
+    X = target @ np.linalg.pinv(A, rtol=PINV_RCOND) if A.shape[0] else np.zeros((target.shape[0], 0))
     resid = float(np.abs(X @ A - target).max())
     if resid > 1e-7 * scale:
         raise ConstructionError(f"{what}: residual {resid:.2e} (target scale {scale:.2e})")
     return X
+
+
+def _transfer_solve(act: BlockAction, Rbar: np.ndarray, hosts: list[tuple[int, list[int], np.ndarray]], what: str) -> list[np.ndarray]:
+    """Per host ``(a, [ta for the cosets t of K̄/L], Wv)`` the block ``rho(a) Wo`` of the
+    least-norm ``X = R̄ pinv(Ŵv)``, Ŵv the rows ``Wv rho(ta)^T`` of every host and coset
+    (``rows = Σ [K̄:L] dim W``; one ``(n x rows)`` least squares with ``n`` right-hand sides,
+    LAPACK's complete orthogonal factorisation ``gelsy``), checked exact."""
+    A = np.concatenate([act.right_t(wv, ta) for _, ts, wv in hosts for ta in ts])
+    scale = max(float(np.abs(Rbar).max()), 1e-12)
+    X = scipy.linalg.lstsq(A.T, Rbar.T, cond=PINV_RCOND, lapack_driver="gelsy")[0].T
+    resid = float(np.abs(X @ A - Rbar).max())
+    if resid > 1e-7 * scale:
+        raise ConstructionError(f"{what}: residual {resid:.2e} (target scale {scale:.2e})")
+    out, pos = [], 0
+    for _, ts, wv in hosts:
+        out.append(X[:, pos : pos + wv.shape[0]])
+        pos += len(ts) * wv.shape[0]
+    return out
 
 
 #: singular values below this fraction of the largest count as zero in the solves
@@ -199,18 +222,18 @@ def design_weights(
             weights[i] = (wq, wk, weights[i][2], weights[i][3])
         if np.abs(Rbar).max() == 0:
             continue
-        rows, where = [], []
+        hosts = []
         for h in asg.hosts:
             i, a = h.design_orbit, h.a
             wv = random_hom(homs[i], rng) @ act.conj_t(a, Rbar)
             L = np.sort(G.conj_table[a, design.orbits[i].sub.elements])
-            where.append((i, a, wv, sum(r.shape[0] for r in rows)))
-            rows += [act.right_t(wv, int(G.table[t, a])) for t in _cosets(G, L, kb0)]
-        if not sum(r.shape[0] for r in rows):
+            hosts.append((i, [int(G.table[t, a]) for t in _cosets(G, L, kb0)], wv))  # ta, identity coset first
+        if not sum(wv.shape[0] for _, _, wv in hosts):
             raise ConstructionError("R: no parameters in the hosts")
-        X = _min_norm_left(Rbar, np.concatenate(rows), f"R of the {'zero pool' if asg.demand.pool else 'demand'}")
-        for i, a, wv, start in where:
-            wo = act.left(a, X[:, start : start + wv.shape[0]], transpose=True)  # rho(a)^T (rho(a) Wo)
+        what = f"R of the {'zero pool' if asg.demand.pool else 'demand'}"
+        outs = _transfer_solve(act, Rbar, [(int(ts[0]), ts, wv) for _, ts, wv in hosts], what)
+        for (i, ts, wv), ao in zip(hosts, outs):
+            wo = act.left(ts[0], ao, transpose=True)  # rho(a)^T (rho(a) Wo)
             wq, wk, _, _ = weights[i]
             weights[i] = (wq, wk, wv, _project(homs[i], wo.T).T)
     return weights

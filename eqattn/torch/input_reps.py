@@ -39,6 +39,7 @@ from eqattn.numeric.expansion import HeadLayout
 
 from .exact import ExactBuffers
 from .expansion import BlockExpansion
+from .reuse import WeightCache
 
 __all__ = ["InputProjection", "parse_input_rep"]
 
@@ -97,6 +98,7 @@ class InputProjection(ExactBuffers):
         self.register_exact("group_matrices", realized.group_matrices, dtype, device)
         self.expansion = BlockExpansion(realized, layout, dtype, device)
         self.theta = torch.nn.Parameter(torch.zeros(sum(self.counts), dtype=dtype, device=device))
+        self.weight_cache = WeightCache()
 
     @property
     def p(self) -> int:
@@ -116,8 +118,10 @@ class InputProjection(ExactBuffers):
             pos += p
 
     def rows(self) -> torch.Tensor:
-        """``(layout.total, dim V')``: the projection rows the forward uses."""
-        return self.expansion.weights(self.theta.unsqueeze(0))[0]
+        """``(layout.total, dim V')``: the projection rows the forward uses (reused without
+        autograd while ``theta`` is unchanged, :mod:`eqattn.torch.reuse`)."""
+        inputs = [self.theta] + list(self.buffers())
+        return self.weight_cache.get(inputs, lambda: self.expansion.weights(self.theta.unsqueeze(0))[0])
 
     def head_weights(self, padded_rows: torch.Tensor, layout_rows: torch.Tensor, heads: int, head_dim: int) -> torch.Tensor:
         """``(H, D, dim V')`` (heads in orbit order, then coset order, padded to D)."""

@@ -66,6 +66,7 @@ from .design_json import design_from_json
 from .exact import ExactBuffers
 from .vanilla import VanillaAttention, _attend, _check_factory, _check_tokens, _gen_device
 from .expansion import BlockExpansion, BlockOrbit
+from .reuse import WeightCache
 
 __all__ = ["EquivariantAttention", "VanillaAttention"]
 
@@ -148,6 +149,7 @@ class EquivariantAttention(ExactBuffers):
             self.expansion = BlockExpansion(realized, self.layout, dtype, device)
         else:
             self._find_runs()
+        self.weight_cache, self.head_cache = WeightCache(), WeightCache()
         self.reset_parameters(generator=generator)
 
     def _find_runs(self) -> None:
@@ -349,7 +351,10 @@ class EquivariantAttention(ExactBuffers):
     def head_weights(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
         """Expanded per-head weights in the vanilla layout (SPEC §1), heads padded to ``head_dim``:
         ``W_Q, W_K, W_V (H, D, n)`` and ``W_O (H, n, D)`` (differentiable; heads in orbit order,
-        then coset order; in the user's coordinates)."""
+        then coset order; in the user's coordinates). Reused as :meth:`projections` is."""
+        return self.head_cache.get(self._weight_inputs(), self._head_weights)
+
+    def _head_weights(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
         n, H, D = self.dim_v, self.heads, self.head_dim
         if H == 0 or D == 0:
             z = self.group_matrices_w.new_zeros
@@ -381,10 +386,19 @@ class EquivariantAttention(ExactBuffers):
         )
         return self.expansion.weights(theta)
 
+    def _weight_inputs(self) -> list[torch.Tensor]:
+        """Every tensor the expanded weights depend on (for :class:`WeightCache`)."""
+        return list(self.parameters()) + [b for b in self.buffers()]
+
     def projections(self) -> tuple[torch.Tensor, torch.Tensor]:
         """``w_in (3, T, n)`` (q, k, v rows in :attr:`layout`) and ``w_out (n, T)``: what one
         forward uses, T = ``layout.total`` (each bucket's heads padded to its width). In the
-        design's coordinates when :attr:`has_change` (the forward rotates its input instead)."""
+        design's coordinates when :attr:`has_change` (the forward rotates its input instead).
+        Reused without autograd while the coordinates are unchanged (:mod:`eqattn.torch.reuse`;
+        ``layer.weight_cache.enabled = False`` expands on every call)."""
+        return self.weight_cache.get(self._weight_inputs(), self._projections)
+
+    def _projections(self) -> tuple[torch.Tensor, torch.Tensor]:
         n = self.dim_v
         if self.block:
             w_in, w_o = self._block_weights().split([3, 1])
