@@ -120,8 +120,16 @@ class InputProjection(ExactBuffers):
     def rows(self) -> torch.Tensor:
         """``(layout.total, dim V')``: the projection rows the forward uses (reused without
         autograd while ``theta`` is unchanged, :mod:`eqattn.torch.reuse`)."""
-        inputs = [self.theta] + list(self.buffers())
-        return self.weight_cache.get(inputs, lambda: self.expansion.weights(self.theta.unsqueeze(0))[0])
+        if torch.jit.is_scripting():
+            return self._rows()
+        return self._reused_rows()
+
+    @torch.jit.unused
+    def _reused_rows(self) -> torch.Tensor:
+        return self.weight_cache.get([self.theta] + list(self.buffers()), self._rows)
+
+    def _rows(self) -> torch.Tensor:
+        return self.expansion.weights(self.theta.unsqueeze(0))[0]
 
     def head_weights(self, padded_rows: torch.Tensor, layout_rows: torch.Tensor, heads: int, head_dim: int) -> torch.Tensor:
         """``(H, D, dim V')`` (heads in orbit order, then coset order, padded to D)."""

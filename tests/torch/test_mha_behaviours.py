@@ -4,7 +4,7 @@ against torch.nn.MultiheadAttention AND the drop-in EquivariantMultiheadAttentio
 A behaviour is a function of a factory ``make(**kwargs)`` with nn.MultiheadAttention's keyword
 arguments (embed_dim 4, 2 heads); the drop-in's factory builds the C4-regular design with the
 same shape. Behaviours marked ``ours`` exist only for the drop-in (masks shared by the heads,
-the export); ``jit.script`` is the one documented difference (the drop-in says why).
+the export).
 """
 
 from __future__ import annotations
@@ -299,16 +299,19 @@ def copy_and_pickle(make):  # noqa: ANN001, ANN201
 
 
 def jit_script(make):  # noqa: ANN001, ANN201
-    m = make(batch_first=True)
-    q = x(2, 5, E)
-    if isinstance(m, nn.MultiheadAttention):
-        s = torch.jit.script(m)
-        assert torch.allclose(s(q, q, q)[0], m(q, q, q)[0], atol=1e-12)
-        return
-    with pytest.raises(RuntimeError, match="to_multihead_attention"):  # the documented reason
-        torch.jit.script(m)
-    s = torch.jit.script(m.to_multihead_attention())
-    assert torch.allclose(s(q, q, q)[0], m(q, q, q)[0], atol=1e-10)
+    m = make(batch_first=True, add_bias_kv=True)
+    q, k = x(2, 5, E), x(2, 6, E, seed=1)
+    pad = torch.zeros(2, 6, dtype=torch.bool)
+    pad[1, :2] = True
+    s = torch.jit.script(m)
+    for kw in ({}, {"key_padding_mask": pad}, {"need_weights": False}, {"attn_mask": torch.ones(5, 6, dtype=torch.bool).triu(1)}):
+        a, b = s(q, k, k, **kw)[0], m(q, k, k, **kw)[0]
+        assert torch.allclose(a, b, atol=1e-12)
+    s(q, k, k)[0].square().sum().backward()  # the scripted module trains the same parameters
+    assert all(p.grad is not None for p in m.parameters() if p.requires_grad)
+    if not isinstance(m, nn.MultiheadAttention):  # ours: the export is scriptable too
+        r = torch.jit.script(m.to_multihead_attention())
+        assert torch.allclose(r(q, k, k)[0], m(q, k, k)[0], atol=1e-10)
 
 
 def shared_3d_mask(make):  # noqa: ANN001, ANN201 - ours: (N, L, S), no head count needed
