@@ -24,7 +24,7 @@ made: a G-equivariant vanilla cross-attention layer need not be realisable by th
 >>> from eqattn.numeric.expansion import HeadLayout
 >>> side = InputProjection(design, eqattn.rep(G, "E1 + 2xA"), HeadLayout.of([2, 2]), torch.float64, None)
 >>> side.p, side.dim
-(6, 4)
+(4, 4)
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ the expansion.
 >>> t = torch.ones(2)
 >>> with torch.no_grad():
 ...     _ = cache.get([t], lambda: calls.append(1) or t * 2); _ = cache.get([t], lambda: calls.append(1) or t * 2)
-...     t.add_(1); _ = cache.get([t], lambda: calls.append(1) or t * 2)
+...     _ = t.add_(1); _ = cache.get([t], lambda: calls.append(1) or t * 2)
 >>> len(calls)
 2
 """
