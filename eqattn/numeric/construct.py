@@ -78,24 +78,15 @@ def sample_vanilla(problem: Problem, c: Clustering, options: tuple[Option, ...],
             Af = np.zeros((width, n))
             Bf[:, : B2.shape[1]] = act.left(g, B2)
             Af[: A2.shape[0], :] = act.right_t(A2, g)
-            Bf, Af = _mix(Bf, Af, rng)
+            T = rng.normal(size=(width, width)) + 3 * np.eye(width)
+            Bf = Bf @ np.linalg.inv(T)
+            Af = T @ Af
             for h in range(size):
                 Wq.append(wq)
                 Wk.append(wk)
                 Wv.append(Af[h * d : (h + 1) * d])
                 Wo.append(Bf[:, h * d : (h + 1) * d])
     return VanillaSample(np.array(Wq), np.array(Wk), np.array(Wv), np.array(Wo), tuple(Ms), tuple(Rs))
-
-
-def _mix(Bf: np.ndarray, Af: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """``(Bf T^T, T Af)`` for a random orthogonal T, two Householder reflections (so
-    ``Bf Af`` is unchanged and every head's share is a generic mix), in O(width · n)."""
-    for _ in range(2):
-        u = rng.normal(size=Af.shape[0])
-        u /= np.linalg.norm(u)
-        Af = Af - 2 * np.outer(u, u @ Af)
-        Bf = Bf - 2 * np.outer(Bf @ u, u)
-    return Bf, Af
 
 
 def _cosets(G, sub: np.ndarray, outer: np.ndarray) -> list[int]:  # noqa: ANN001
