@@ -246,10 +246,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if args.json:
         _dump(rep)
     else:
+        haar = rep.get("haar_samples", 0)
+        under = f" (both layers, under the generators and {haar} Haar-random elements of {problem.group.name})" if haar else ""
         print(
             f"verified {rep['scenarios_verified']} scenarios in {rep['clusterings_verified']} covered clusterings: "
-            f"worst relative error {rep['worst_rel_error']:.2e}, worst vanilla equivariance error "
-            f"{rep['worst_equivariance_error']:.2e} -> {'OK' if ok else 'FAILED'}"
+            f"worst relative error {rep['worst_rel_error']:.2e}, worst {'vanilla ' if not haar else ''}equivariance error "
+            f"{rep['worst_equivariance_error']:.2e}{under} -> {'OK' if ok else 'FAILED'}"
         )
     return EXIT_OK if ok else EXIT_NO
 
