@@ -207,7 +207,12 @@ def catalog_entries() -> list[dict]:
     out = []
     for spec in listed_specs():
         G = get_group(spec)
-        out.append({"name": G.name, "order": G.order, "family": G.family})
+        entry: dict = {"name": G.name, "order": G.order, "family": G.family}
+        if G.compact is not None:  # order: that of the default band's finite stand-in
+            from .compact import DESCRIPTION
+
+            entry["description"] = DESCRIPTION[G.compact.kind]
+        out.append(entry)
     return out
 
 
