@@ -21,10 +21,15 @@ PROBLEM_MEMO = 2048  # entries: V restricted to each subgroup class (<= 1000), t
 MAX_RHO_BYTES = 1 << 29  # the matrices of V over all of G (numeric realisation only)
 
 
-def _get_group(spec: str) -> FiniteGroup:
+def _get_group(spec: str, rep: str) -> FiniteGroup:
+    """The catalog group; a compact group's stand-in for the band V's text names."""
     from ..groups.catalog import get_group
+    from ..groups.compact import band_of, compact_kind
 
-    return get_group(spec)
+    kind = compact_kind(spec.replace(" ", "")) if isinstance(spec, str) else None
+    if kind is None:
+        return get_group(spec)
+    return get_group(spec, band=band_of(kind, rep))
 
 
 def positive_int(value: object, field: str, limit: int | None = None) -> int:
@@ -60,7 +65,7 @@ class Problem:
 
     @staticmethod
     def create(group: str | FiniteGroup, rep: str, heads: int | str, head_dim: int | str) -> "Problem":
-        G = group if isinstance(group, FiniteGroup) else _get_group(group)
+        G = group if isinstance(group, FiniteGroup) else _get_group(group, rep)
         top = G.subgroup_classes[-1]
         V = parse_rep(rep, top, field="rep")
         if V.dim == 0:

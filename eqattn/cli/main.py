@@ -170,7 +170,10 @@ def cmd_groups(args: argparse.Namespace) -> int:
         _dump(entries)
     else:
         for e in entries:
-            print(f"{e['name']:<14} order {e['order']:<4} {e.get('family', '')}")
+            if e.get("family") == "compact":
+                print(f"{e['name']:<14} compact    {e['description']}")
+            else:
+                print(f"{e['name']:<14} order {e['order']:<4} {e.get('family', '')}")
     return 0
 
 
@@ -182,6 +185,18 @@ def cmd_group(args: argparse.Namespace) -> int:
     data = group_json(G)
     if args.json:
         _dump(data)
+        return 0
+    cpt = data.get("compact")
+    if cpt is not None:
+        print(f"{data['name']}: {cpt['description']}; compact, component group {cpt['component_group']}")
+        print(f"computed through its finite stand-in {cpt['stand_in']} (order {cpt['stand_in_order']}) for the band "
+              f"{cpt['band_text']}; with -V the band is read off V (SO3/O3: l <= 2)")
+        print("\nSubgroup classes G° <= K <= G (id, name, index, conjugates):")
+        for s in data["subgroups"]:
+            print(f"  {s['id']:>3}  {s['name']:<14} index {s['index']:<4} conjugates {s['conjugates']}   {s['description']}")
+        print("\nReal irreps in the band (label, type, dim):")
+        for ir in data["irreps"]:
+            print(f"  {ir['label']:<12} {ir['type']:<13} {ir['dim']:>3}   {ir['description']}")
         return 0
     print(f"{data['name']}: order {data['order']}, {len(data['subgroups'])} subgroup classes, {len(data['irreps'])} real irreps")
     print("\nSubgroup classes (id, name, order, index, conjugates):")

@@ -9,7 +9,10 @@ Accepted specs (names are case-sensitive; spaces are optional and ignored):
 * 3D point groups as matrix groups (see pointgroups.py): `T Td Th O Oh I Ih Cs Ci`, `C<n>v`,
   `C<n>h`, `D<n>h`, `D<n>d` (n <= 12), and with the prefix `pg:` (accepted on every
   point-group name) `pg:C<n>`, `pg:D<n>` (rotation groups) and `pg:S<2n>` (rotoreflections);
-* `perm:(1,2,3),(1,2)` and `mat:[[0,-1],[1,0]];[[1,0],[0,-1]]`: custom groups (parse.py).
+* `perm:(1,2,3),(1,2)` and `mat:[[0,-1],[1,0]];[[1,0],[0,-1]]`: custom groups (parse.py);
+* the compact groups `SO2 O2 SO3 O3` (also written `SO(3)`), each through its finite stand-in
+  for a band (compact.py, stand_in.py): `get_group("O3", band=1)`; without a band, the default
+  one (l <= 2, k <= 4). `Problem.create` reads the band off V.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from collections import OrderedDict
 from ..errors import InputError, LimitError
 from . import pointgroups as pg
 from . import standard as st
+from .compact import DEFAULT_BAND, compact_kind
 from .finite_group import MAX_ORDER, FiniteGroup
 from .parse import MAT_EXAMPLE, PERM_EXAMPLE, normalise, parse_matrices, parse_permutations
 
@@ -32,7 +36,7 @@ C2_POWER_MAX = 4
 PATTERNS = (
     f"C<n> (n<={C_MAX}), D<n> (n<={D_MAX}), Q8, A3..A5, S3..S5, C2^k (k<={C2_POWER_MAX}), "
     f"products G x H of these (order <= {MAX_ORDER}), point groups {pg.PATTERNS}, "
-    f"{PERM_EXAMPLE}, {MAT_EXAMPLE}"
+    f"{PERM_EXAMPLE}, {MAT_EXAMPLE}, compact groups SO2 O2 SO3 O3"
 )
 
 _CACHE: dict[str, FiniteGroup] = {}  # catalog groups: finitely many, kept
@@ -50,11 +54,21 @@ def _unknown(name: str) -> InputError:
     return _err(f"unknown group '{name}'; the catalog: {PATTERNS}")
 
 
-def get_group(spec: str) -> FiniteGroup:
-    """The group named by `spec`, built once per normalised spec (whitespace removed)."""
+def get_group(spec: str, band: int | None = None) -> FiniteGroup:
+    """The group named by `spec`, built once per normalised spec (whitespace removed).
+
+    `band` is read for the compact groups only: the largest l (SO3, O3) or frequency k (SO2,
+    O2) the stand-in must keep irreducible; None takes the default band.
+
+        >>> get_group("SO(3)", band=1).compact.stand_in, get_group("O2").compact.band
+        ('O', 4)
+    """
     if not isinstance(spec, str):
         raise _err(f"a group is given by its name (text), not {type(spec).__name__}; the catalog: {PATTERNS}")
     key = normalise(spec)
+    kind = compact_kind(key)
+    if kind is not None:
+        key = f"{kind}@{DEFAULT_BAND[kind] if band is None else int(band)}"
     g = _cached(key)
     if g is not None:
         return g
@@ -64,7 +78,13 @@ def get_group(spec: str) -> FiniteGroup:
         try:
             g = _cached(key)
             if g is None:
-                g = _build_custom(key) if key.startswith(("perm:", "mat:")) else _build(key)
+                if kind is not None:
+                    from .stand_in import compact_group
+
+                    kk, bb = key.split("@")
+                    g = compact_group(kk, int(bb))
+                else:
+                    g = _build_custom(key) if key.startswith(("perm:", "mat:")) else _build(key)
                 _store(key, g)
             return g
         finally:
@@ -178,6 +198,7 @@ def listed_specs() -> list[str]:
     out += ["x".join(["C2"] * k) for k in range(2, C2_POWER_MAX + 1)]
     out += list(LISTED_PRODUCTS)
     out += pg.listed_names()
+    out += ["SO2", "O2", "SO3", "O3"]
     return out
 
 
@@ -186,7 +207,12 @@ def catalog_entries() -> list[dict]:
     out = []
     for spec in listed_specs():
         G = get_group(spec)
-        out.append({"name": G.name, "order": G.order, "family": G.family})
+        entry: dict = {"name": G.name, "order": G.order, "family": G.family}
+        if G.compact is not None:  # order: that of the default band's finite stand-in
+            from .compact import DESCRIPTION
+
+            entry["description"] = DESCRIPTION[G.compact.kind]
+        out.append(entry)
     return out
 
 
@@ -210,5 +236,8 @@ def catalog_help() -> str:
             "                  separated by commas, e.g. perm:(1,2)(3,4),(1,3); points 1..30",
             f"  {MAT_EXAMPLE}   matrix group: orthogonal generators separated by ';',",
             "                  entries like 0.5, -1, sqrt(3)/2, cos(2*pi/5)",
+            "  SO2 O2 SO3 O3   compact groups (also SO(2), O(3)); V band-limited: SO3/O3 in e3nn",
+            "                  notation (16x0e + 8x1o + 4x2e; SO3: 1x0 + 1x1), l <= 2; SO2: A, E1, E2 ...;",
+            "                  O2: A1, A2, E1 ... (k <= 50); computed through a finite stand-in",
         ]
     )

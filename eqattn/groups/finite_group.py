@@ -18,6 +18,7 @@ from ..errors import LimitError
 from ..memo import Memo, memoized
 
 if TYPE_CHECKING:  # type names only: the lattice is built above this module (subgroups.py)
+    from .compact import CompactInfo
     from .subgroups import SubgroupClass, SubgroupLattice
 
 MAX_ORDER = 500
@@ -92,6 +93,7 @@ class FiniteGroup:
     relabel: np.ndarray | None = None  # from_table: the table's element of each element (BFS order)
     factors: tuple["FiniteGroup", ...] = ()  # direct products: the factors
     components: np.ndarray | None = None  # direct products: (n, k) factor elements of each element
+    compact: "CompactInfo | None" = None  # a compact group's finite stand-in: what it stands for (compact.py)
     memo: Memo = field(default_factory=Memo, init=False, repr=False, compare=False)
 
     # ----- construction -------------------------------------------------------------

@@ -12,8 +12,10 @@ element list (elements are numbered in the BFS order of the group's generators).
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 
@@ -235,6 +237,40 @@ class SubgroupLattice:
     @memoized
     def all_subgroups(self) -> list[tuple[SubgroupClass, np.ndarray]]:
         return [(c, s) for c in self.classes for s in c.conjugates]
+
+
+def prune_lattice(
+    lat: SubgroupLattice,
+    core: np.ndarray,
+    rename: Callable[[SubgroupClass], dict] | None = None,
+) -> SubgroupLattice:
+    """The lattice of the classes whose subgroups contain the normal subgroup `core`,
+    renumbered 0.. in their order (`core` first, G last); `rename(cls)` may replace a class's
+    display fields (name, type_name, std, phi).
+
+    A compact group's finite stand-in F keeps exactly these classes: the stabilisers of a
+    compact group's clusters contain G° (docs/theory-continuous.md, Lemma 1), and F ∩ G° is
+    `core`. A normal `core` lies in a subgroup iff it lies in each of its conjugates, so the
+    representative decides.
+
+        >>> from eqattn.groups import get_group
+        >>> G = get_group("D4")
+        >>> C4 = [c for c in G.subgroup_classes if c.name == "C4"][0]
+        >>> [c.name for c in prune_lattice(G.lattice, C4.elements).classes]
+        ['C4', 'D4']
+    """
+    G = lat.group
+    cmask = np.zeros(G.order, dtype=bool)
+    cmask[core] = True
+    if not cmask[G.conj_table[:, core]].all():
+        raise ValueError("prune_lattice needs a normal subgroup")
+    kept = [c for c in lat.classes if np.isin(core, c.elements).all()]
+    new_id = {c.id: i for i, c in enumerate(kept)}
+    classes = tuple(
+        dataclasses.replace(c, id=new_id[c.id], **(rename(c) if rename is not None else {})) for c in kept
+    )
+    located = {k: (new_id[cid], x) for k, (cid, x) in lat.located.items() if cid in new_id}
+    return SubgroupLattice(group=G, classes=classes, located=located)
 
 
 def _normalizer(G: "FiniteGroup", elems: np.ndarray) -> np.ndarray:
