@@ -110,7 +110,7 @@ class AmbientRep:
             if not m:
                 continue
             assert b is not None and Q is not None
-            block = np.einsum("ji,njk,kl->nil", Q, band_matrices(b, g), Q)
+            block = np.einsum("ji,njk,kl->nil", Q, band_matrices(b, g), Q, optimize=True)
             d = b.dim
             for _ in range(m):
                 out[:, pos : pos + d, pos : pos + d] = block
@@ -160,7 +160,7 @@ def ambient_rep(V: Rep, kind: str | None = None, points: np.ndarray | None = Non
             raise InputError("rep", f"{label} of {G.name}: {what} irreps of {kind} restrict to it")
         b = found[0]
         D = band_matrices(b, F)
-        A = np.einsum("nij,jk,nlk->il", D, rng.normal(size=(b.dim, b.dim)), sigma) / len(F)
+        A = np.einsum("nij,jk,nlk->il", D, rng.normal(size=(b.dim, b.dim)), sigma, optimize=True) / len(F)
         U, _, Vt = np.linalg.svd(A)
         Q = U @ Vt
         worst = max(worst, float(np.abs(D @ Q - Q @ sigma).max()))
