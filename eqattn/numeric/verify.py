@@ -81,9 +81,10 @@ def check_matrices(problem: Problem, samples: int, rng: np.random.Generator, kin
     generators and at `samples` Haar-random elements (numeric/ambient.py).
 
     >>> from eqattn.attention import Problem
-    >>> p = Problem.create("Oh", "A1g + T1u", 2, 1)
-    >>> check_matrices(p, 5, np.random.default_rng(0), kind="O3").shape
-    (7, 4, 4)
+    >>> p = Problem.create("O3", "1x0e + 1x1o", 2, 1)
+    >>> rho = check_matrices(p, 5, np.random.default_rng(0))
+    >>> rho.shape[1:], len(rho) - len(p.group.generators)
+    ((4, 4), 5)
     """
     info = compact_info(problem.group)
     kind = kind or (info.kind if info is not None else None)
