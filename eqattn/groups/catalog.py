@@ -23,9 +23,9 @@ from collections import OrderedDict
 
 from ..errors import InputError, LimitError
 from . import pointgroups as pg
-from . import standard as st
 from .compact import DEFAULT_BAND, compact_kind
 from .finite_group import MAX_ORDER, FiniteGroup
+from .finite_group import STANDARD as st
 from .parse import MAT_EXAMPLE, PERM_EXAMPLE, normalise, parse_matrices, parse_permutations
 
 C_MAX = 60
