@@ -92,6 +92,21 @@ def get_group(spec: str, band: int | None = None) -> FiniteGroup:
                 _BUILDING.pop(key, None)
 
 
+def group_for_rep(spec: str, rep: object) -> FiniteGroup:
+    """The group named by `spec` for a representation text `rep`: a compact group's stand-in
+    for the band `rep` names (compact.band_of); any other group as `get_group(spec)`.
+
+        >>> group_for_rep("SO2", "A + E7").compact.stand_in, group_for_rep("C4", "E1").name
+        ('C15', 'C4')
+    """
+    from .compact import band_of
+
+    kind = compact_kind(normalise(spec)) if isinstance(spec, str) else None
+    if kind is None:
+        return get_group(spec)
+    return get_group(spec, band=band_of(kind, rep))  # type: ignore[arg-type]
+
+
 def _cached(key: str) -> FiniteGroup | None:
     with _LOCK:
         g = _CACHE.get(key)

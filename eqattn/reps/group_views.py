@@ -182,6 +182,8 @@ def character_table_json(sub) -> dict:  # noqa: ANN001
         classes.append({"size": int(len(c)), "order": int(S.element_orders[int(c[0])]), "rep": _element_json(G, g)})
     rows = []
     for i, lab in enumerate(irr.labels):
+        if not in_band(lab):
+            continue
         values = irr.std.real_chars[i].values
         rows.append({
             "label": lab,
