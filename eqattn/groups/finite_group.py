@@ -262,12 +262,9 @@ class FiniteGroup:
         return lat  # type: ignore[return-value]
 
     def _build_lattice(self) -> SubgroupLattice:
-        lat = SubgroupLattice.build(self, STANDARD)
-        if self.compact is not None:  # a compact group's stand-in keeps the classes containing F ∩ G°
-            from .stand_in import pruned_lattice
-
-            lat = pruned_lattice(self, lat)
-        return lat
+        if self.compact is not None:  # pragma: no cover - a stand-in's pruned lattice is set when it is built
+            raise RuntimeError("a compact group's stand-in gets its pruned lattice from stand_in.compact_group")
+        return SubgroupLattice.build(self, STANDARD)
 
     @property
     def subgroup_classes(self) -> tuple[SubgroupClass, ...]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .compact import CompactInfo, check_band, proper, stand_in_generators
-from .finite_group import FiniteGroup
+from .finite_group import STANDARD, FiniteGroup
 from .subgroups import SubgroupClass, SubgroupLattice, prune_lattice
 
 
@@ -25,7 +25,10 @@ def compact_group(kind: str, band: int) -> FiniteGroup:
     """The stand-in of the compact group `kind` for V's band (built each call: cache it)."""
     check_band(kind, band, "group")
     info = CompactInfo(kind, band)
-    return FiniteGroup.from_matrices(kind, stand_in_generators(info), family="compact", params=(band,), compact=info)
+    G = FiniteGroup.from_matrices(kind, stand_in_generators(info), family="compact", params=(band,), compact=info)
+    lat = pruned_lattice(G, SubgroupLattice.build(G, STANDARD))
+    G.memo.get("lattice", lambda: lat)  # FiniteGroup.lattice finds it (and never builds a stand-in's)
+    return G
 
 
 def pruned_lattice(G: FiniteGroup, lat: SubgroupLattice) -> SubgroupLattice:
