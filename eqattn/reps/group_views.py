@@ -274,6 +274,8 @@ def restrictions_json(G: FiniteGroup, rep_text: str) -> dict:
         irr = irreps_of(K)
         items = []
         for i, lab in enumerate(irr.labels):
+            if not in_band(lab):
+                continue
             tau = Rep(K, tuple(int(j == i) for j in range(len(irr))))
             items.append({"label": lab, "dim": int(irr.dims[i]), "multiplicity": int(VK.mults[i]),
                           "params_per_copy": 4 * VK.hom_dim(tau)})
