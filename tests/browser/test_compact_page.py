@@ -25,6 +25,8 @@ def test_the_picker_lists_the_compact_groups_and_o3_runs_end_to_end(page, shot):
     page.get_by_label("head dim d").fill("1")
     expect(page.locator("#vanilla-params")).to_have_text("40")  # 4 * 2 * 1 * 5
     expect(page.get_by_label("multiplicity of 0e in V")).to_have_value("2")
+    expect(page.locator("#perm-preset")).to_have_count(0)  # no permutation representation of O(3)
+    expect(page.locator("#palette")).to_contain_text("[G:K] = 2 · 2 heads")
 
     page.get_by_role("button", name="List clusterings").click()
     expect(page.locator("#clusterings-count")).to_have_text("3 clusterings")
