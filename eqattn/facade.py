@@ -52,7 +52,7 @@ def group(spec: str, band: int | None = None) -> FiniteGroup:
     """The group named ``spec``: a catalog name (``"D4"``, ``"Oh"``, ``"C2xC4"``) or a custom
     ``perm:(1,2,3),(1,2)`` / ``mat:[[0,-1],[1,0]]`` group (README "Groups"; SPEC §0). A compact
     group ``SO2 O2 SO3 O3`` is its finite stand-in for ``band`` (the largest l or frequency k
-    V may use; None: l <= 2, k <= 4; docs/theory-continuous.md §6).
+    V may use; None: l <= 2, k <= 8; docs/theory-continuous.md §6).
 
     >>> group("D4").order
     8

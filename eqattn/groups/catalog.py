@@ -12,7 +12,7 @@ Accepted specs (names are case-sensitive; spaces are optional and ignored):
 * `perm:(1,2,3),(1,2)` and `mat:[[0,-1],[1,0]];[[1,0],[0,-1]]`: custom groups (parse.py);
 * the compact groups `SO2 O2 SO3 O3` (also written `SO(3)`), each through its finite stand-in
   for a band (compact.py, stand_in.py): `get_group("O3", band=1)`; without a band, the default
-  one (l <= 2, k <= 4). `Problem.create` reads the band off V.
+  one (l <= 2, k <= 8). `Problem.create` reads the band off V.
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ def get_group(spec: str, band: int | None = None) -> FiniteGroup:
     O2) the stand-in must keep irreducible; None takes the default band.
 
         >>> get_group("SO(3)", band=1).compact.stand_in, get_group("O2").compact.band
-        ('O', 4)
+        ('O', 8)
     """
     if not isinstance(spec, str):
         raise _err(f"a group is given by its name (text), not {type(spec).__name__}; the catalog: {PATTERNS}")
