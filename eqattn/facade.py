@@ -48,19 +48,25 @@ __all__ = ["group", "rep", "Problem", "Design", "optimal_design", "OptimalDesign
 MAX_THREADS = 1024  # solver threads a caller may ask for
 
 
-def group(spec: str) -> FiniteGroup:
+def group(spec: str, band: int | None = None) -> FiniteGroup:
     """The group named ``spec``: a catalog name (``"D4"``, ``"Oh"``, ``"C2xC4"``) or a custom
-    ``perm:(1,2,3),(1,2)`` / ``mat:[[0,-1],[1,0]]`` group (README "Groups"; SPEC §0).
+    ``perm:(1,2,3),(1,2)`` / ``mat:[[0,-1],[1,0]]`` group (README "Groups"; SPEC §0). A compact
+    group ``SO2 O2 SO3 O3`` is its finite stand-in for ``band`` (the largest l or frequency k
+    V may use; None: l <= 2, k <= 8; docs/theory-continuous.md §6).
 
     >>> group("D4").order
     8
+    >>> group("SO2", band=7).compact.stand_in
+    'C15'
     >>> group(5)
     Traceback (most recent call last):
     eqattn.errors.InputTypeError: group: a group name such as 'D4' or 'perm:(1,2,3)', got int
     """
     if not isinstance(spec, str):
         raise InputTypeError("group", f"a group name such as 'D4' or 'perm:(1,2,3)', got {type(spec).__name__}")
-    return get_group(spec)
+    if band is not None:
+        band = whole_number(band, "band", 0, 1000)
+    return get_group(spec, band=band)
 
 
 def whole_number(value: object, field: str, low: int, high: int) -> int:

@@ -18,6 +18,7 @@ from ..attention.views import verdict_json
 from ..errors import InputError
 from ..optimize import optimize as _optimize
 from ..groups import catalog_entries, get_group
+from ..groups.catalog import group_for_rep
 from ..numeric import verify_design
 from ..numeric.expansion import layer_memory
 from ..reps import format_rep
@@ -201,7 +202,7 @@ def restrictions(group_name: str, rep: str) -> dict:
     """V|K for every subgroup class K (eqattn.reps.group_views.restrictions_json)."""
     from ..reps.group_views import restrictions_json
 
-    return restrictions_json(get_group(group_name), rep)
+    return restrictions_json(group_for_rep(group_name, rep), rep)
 
 
 def witnesses(group: str, rep: str, heads: int, head_dim: int, orbits: Orbits, clustering: int, offset: int, limit: int) -> dict:

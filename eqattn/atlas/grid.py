@@ -180,7 +180,8 @@ def _expand_reps(group: str, reps: Any, field: str) -> tuple[str, list[tuple[str
                 raise LimitError(f"{field}[{i}]", f"irreps>=k needs k from 1 to {MAX_DIM_V} (dim V is at most "
                                  f"{MAX_DIM_V}), got {_short(text)}")
             irr = irreps_of(top)
-            out += [(lab, str(parse_rep(lab, top)), int(dm)) for lab, dm in zip(irr.labels, irr.dims) if dm >= int(digits)]
+            out += [(lab, str(parse_rep(lab, top)), int(dm)) for lab, dm in zip(irr.labels, irr.dims)
+                    if dm >= int(digits) and not lab.startswith("~")]  # "~": a compact group's out-of-band slots
             continue
         V = parse_rep(text, top, field=f"{field}[{i}]")
         if V.dim == 0:

@@ -23,13 +23,9 @@ MAX_RHO_BYTES = 1 << 29  # the matrices of V over all of G (numeric realisation 
 
 def _get_group(spec: str, rep: str) -> FiniteGroup:
     """The catalog group; a compact group's stand-in for the band V's text names."""
-    from ..groups.catalog import get_group
-    from ..groups.compact import band_of, compact_kind
+    from ..groups.catalog import group_for_rep
 
-    kind = compact_kind(spec.replace(" ", "")) if isinstance(spec, str) else None
-    if kind is None:
-        return get_group(spec)
-    return get_group(spec, band=band_of(kind, rep))
+    return group_for_rep(spec, rep)
 
 
 def positive_int(value: object, field: str, limit: int | None = None) -> int:

@@ -12,7 +12,7 @@ Accepted specs (names are case-sensitive; spaces are optional and ignored):
 * `perm:(1,2,3),(1,2)` and `mat:[[0,-1],[1,0]];[[1,0],[0,-1]]`: custom groups (parse.py);
 * the compact groups `SO2 O2 SO3 O3` (also written `SO(3)`), each through its finite stand-in
   for a band (compact.py, stand_in.py): `get_group("O3", band=1)`; without a band, the default
-  one (l <= 2, k <= 4). `Problem.create` reads the band off V.
+  one (l <= 2, k <= 8). `Problem.create` reads the band off V.
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from collections import OrderedDict
 
 from ..errors import InputError, LimitError
 from . import pointgroups as pg
-from . import standard as st
 from .compact import DEFAULT_BAND, compact_kind
 from .finite_group import MAX_ORDER, FiniteGroup
+from .finite_group import STANDARD as st
 from .parse import MAT_EXAMPLE, PERM_EXAMPLE, normalise, parse_matrices, parse_permutations
 
 C_MAX = 60
@@ -61,7 +61,7 @@ def get_group(spec: str, band: int | None = None) -> FiniteGroup:
     O2) the stand-in must keep irreducible; None takes the default band.
 
         >>> get_group("SO(3)", band=1).compact.stand_in, get_group("O2").compact.band
-        ('O', 4)
+        ('O', 8)
     """
     if not isinstance(spec, str):
         raise _err(f"a group is given by its name (text), not {type(spec).__name__}; the catalog: {PATTERNS}")
@@ -90,6 +90,21 @@ def get_group(spec: str, band: int | None = None) -> FiniteGroup:
         finally:
             with _LOCK:
                 _BUILDING.pop(key, None)
+
+
+def group_for_rep(spec: str, rep: object) -> FiniteGroup:
+    """The group named by `spec` for a representation text `rep`: a compact group's stand-in
+    for the band `rep` names (compact.band_of); any other group as `get_group(spec)`.
+
+        >>> group_for_rep("SO2", "A + E7").compact.stand_in, group_for_rep("C4", "E1").name
+        ('C15', 'C4')
+    """
+    from .compact import band_of
+
+    kind = compact_kind(normalise(spec)) if isinstance(spec, str) else None
+    if kind is None:
+        return get_group(spec)
+    return get_group(spec, band=band_of(kind, rep))  # type: ignore[arg-type]
 
 
 def _cached(key: str) -> FiniteGroup | None:

@@ -49,7 +49,7 @@ DESCRIPTION = {
 }
 L_MAX = 2  # SO(3), O(3): the largest degree a finite subgroup keeps irreducible
 K_MAX = 50  # SO(2), O(2): the largest frequency (C_101, D_101: order 202)
-DEFAULT_BAND = {"SO2": 4, "O2": 4, "SO3": 2, "O3": 2}  # get_group(name) without a band
+DEFAULT_BAND = {"SO2": 8, "O2": 8, "SO3": 2, "O3": 2}  # get_group(name) without a band
 _L_LIMIT_WHY = (
     "no finite subgroup of SO(3) keeps l >= 3 irreducible (the largest real irrep of the "
     "icosahedral group has dimension 5 < 7), and eqattn computes a compact group through such a "

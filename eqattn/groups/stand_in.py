@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .compact import CompactInfo, check_band, proper, stand_in_generators
-from .finite_group import FiniteGroup
+from .finite_group import STANDARD, FiniteGroup
 from .subgroups import SubgroupClass, SubgroupLattice, prune_lattice
 
 
@@ -26,17 +26,27 @@ def compact_group(kind: str, band: int) -> FiniteGroup:
     check_band(kind, band, "group")
     info = CompactInfo(kind, band)
     G = FiniteGroup.from_matrices(kind, stand_in_generators(info), family="compact", params=(band,), compact=info)
-    N = proper(G.matrices) if info.gamma == "C2" else np.arange(G.order)
-    core = compact_group(info.identity_component, band) if info.gamma == "C2" else G
+    lat = pruned_lattice(G, SubgroupLattice.build(G, STANDARD))
+    G.memo.get("lattice", lambda: lat)  # FiniteGroup.lattice finds it (and never builds a stand-in's)
+    return G
+
+
+def pruned_lattice(G: FiniteGroup, lat: SubgroupLattice) -> SubgroupLattice:
+    """The stand-in's lattice `lat` pruned to the classes containing N = F ∩ G° (det > 0),
+    named after what they stand for, each class's standard group a stand-in itself."""
+    info = G.compact
+    assert info is not None and G.matrices is not None
+    if info.gamma == "1":
+        N, core = np.arange(G.order), G
+    else:
+        N, core = proper(G.matrices), compact_group(info.identity_component, info.band)
 
     def rename(c: SubgroupClass) -> dict:
         if c.order == G.order:
-            return {"name": kind, "type_name": kind, "std": G, "phi": np.arange(G.order)}
+            return {"name": info.kind, "type_name": info.kind, "std": G, "phi": np.arange(G.order)}
         return {"name": core.name, "type_name": core.name, "std": core, "phi": _embedding(core, G)}
 
-    lat = prune_lattice(SubgroupLattice.build(G), N, rename)
-    G.memo.get("lattice", lambda: lat)
-    return G
+    return prune_lattice(lat, N, rename)
 
 
 def _embedding(S: FiniteGroup, G: FiniteGroup) -> np.ndarray:

@@ -8,6 +8,10 @@ Canonical order of the classes (the stable ids): by order, then the type name, t
 number of conjugates, then the sorted element list of the representative. The
 representative of a class is its conjugate with the lexicographically smallest sorted
 element list (elements are numbered in the BFS order of the group's generators).
+
+`SubgroupLattice.build(G, standard)` is the one function that builds a lattice; the group
+calls it (`FiniteGroup.lattice`) and hands it the standard groups its subgroups are
+identified with. This module imports nothing that imports `finite_group` (see there).
 """
 
 from __future__ import annotations
@@ -15,14 +19,17 @@ from __future__ import annotations
 import dataclasses
 import heapq
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
 from ..errors import InputError, LimitError
 from ..memo import Memo, memoized
-from .finite_group import FiniteGroup, register_lattice_builder, small_generators
 from .identify import identify_classes
+
+if TYPE_CHECKING:  # type names only (the group builds its lattice: module docstring)
+    from .finite_group import FiniteGroup
+    from .standard import StandardGroups
 
 MAX_SUBGROUPS = 20000
 MAX_CLASSES = 1000
@@ -97,7 +104,8 @@ class SubgroupLattice:
     memo: Memo = field(default_factory=Memo, init=False, repr=False, compare=False)
 
     @staticmethod
-    def build(G: "FiniteGroup") -> "SubgroupLattice":
+    def build(G: "FiniteGroup", standard: "StandardGroups") -> "SubgroupLattice":
+        """Every subgroup class of G, identified with the groups of `standard` (module docstring)."""
         n = G.order
         ct = G.conj_table
         located: dict[bytes, tuple[int, int]] = {}
@@ -160,7 +168,7 @@ class SubgroupLattice:
             K = raw[cid]["elements"]
             kmask = np.zeros(n, dtype=bool)
             kmask[K] = True
-            kgens = small_generators(G, K)
+            kgens = G.small_generators(K)
             for g in cyc_gens:
                 if kmask[g]:
                     continue
@@ -168,7 +176,7 @@ class SubgroupLattice:
                 if add(H):
                     heapq.heappush(heap, (H.size, len(raw) - 1))
 
-        ident = identify_classes(G, [r["elements"] for r in raw])
+        ident = identify_classes(G, [r["elements"] for r in raw], standard)
         order = sorted(
             range(len(raw)),
             key=lambda i: (
@@ -278,6 +286,3 @@ def _normalizer(G: "FiniteGroup", elems: np.ndarray) -> np.ndarray:
     mask[elems] = True
     conj = G.conj_table[:, elems]
     return np.nonzero(mask[conj].all(axis=1))[0]
-
-
-register_lattice_builder(SubgroupLattice.build)

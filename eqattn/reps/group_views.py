@@ -182,6 +182,8 @@ def character_table_json(sub) -> dict:  # noqa: ANN001
         classes.append({"size": int(len(c)), "order": int(S.element_orders[int(c[0])]), "rep": _element_json(G, g)})
     rows = []
     for i, lab in enumerate(irr.labels):
+        if not in_band(lab):
+            continue
         values = irr.std.real_chars[i].values
         rows.append({
             "label": lab,
@@ -272,6 +274,8 @@ def restrictions_json(G: FiniteGroup, rep_text: str) -> dict:
         irr = irreps_of(K)
         items = []
         for i, lab in enumerate(irr.labels):
+            if not in_band(lab):
+                continue
             tau = Rep(K, tuple(int(j == i) for j in range(len(irr))))
             items.append({"label": lab, "dim": int(irr.dims[i]), "multiplicity": int(VK.mults[i]),
                           "params_per_copy": 4 * VK.hom_dim(tau)})

@@ -8,7 +8,6 @@ import threading
 import pytest
 
 from eqattn.groups import catalog
-from eqattn.groups import finite_group
 from eqattn.groups.finite_group import FiniteGroup
 from eqattn.groups.subgroups import SubgroupLattice
 
@@ -68,13 +67,13 @@ def test_a_slow_lattice_does_not_block_another_groups_lattice(monkeypatch):
     entered = threading.Event()
     real = SubgroupLattice.build
 
-    def build(G):  # noqa: ANN001, ANN202
+    def build(G, standard):  # noqa: ANN001, ANN202
         if G is slow_group:
             entered.set()
             assert release.wait(30)
-        return real(G)
+        return real(G, standard)
 
-    monkeypatch.setattr(finite_group, "_LATTICE_BUILDER", [build])
+    monkeypatch.setattr(SubgroupLattice, "build", staticmethod(build))
     t = threading.Thread(target=lambda: slow_group.lattice)
     t.start()
     try:

@@ -114,6 +114,7 @@ function renderPresets() {
     if (p.includes("<")) continue;  // a template such as "perm:<subgroup>": the picker below
     box.append(h("button", { type: "button", "data-preset": p, title: `V = ${p}`, text: p, onclick: () => setRep(p) }));
   }
+  if (!(g.presets || []).includes("perm:<subgroup>")) return;  // e.g. a compact group: no permutation rep
   const sel = h("select", { id: "perm-subgroup", "aria-label": "Subgroup K for the permutation representation on G/K" });
   for (const s of g.subgroups) sel.append(h("option", { value: s.name, text: `G/${s.name} (${s.index})` }));
   box.append(h("button", { type: "button", id: "perm-preset", title: "V = permutation representation on the cosets G/K",
