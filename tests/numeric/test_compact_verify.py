@@ -72,3 +72,42 @@ def test_check_matrices_are_the_generators_then_the_samples() -> None:
     assert check_matrices(p, 4, np.random.default_rng(0)) is p.rho
     with pytest.raises(InputError, match="Oh"):
         check_matrices(Problem.create("Oh", "Eg", 1, 1), 4, np.random.default_rng(0), kind="O3")
+
+
+@pytest.mark.parametrize("group,rep,H,d", [
+    ("O3", "2x0e + 1x1o", 2, 1),           # doc §4.2, with the clustering inversion swaps
+    ("O3", "1x0e + 1x0o + 1x1o + 1x2e", 2, 2),
+    ("SO3", "1x0 + 1x1", 2, 2),            # doc §4.1
+    ("SO2", "A + E1 + E2", 2, 1),          # doc §4.3
+    ("O2", "A1 + A2 + E1 + E3", 2, 2),
+])
+def test_verify_on_the_compact_stand_ins_checks_haar_samples(group: str, rep: str, H: int, d: int) -> None:
+    import eqattn
+
+    p = Problem.create(group, rep, H, d)
+    design = eqattn.optimal_design(p)
+    report = verify_design(p, design, seed=1)
+    assert report.haar_samples == 16 and report.clusterings == len(check_coverage(p, design))
+    assert report.worst_rel_error < 1e-8 and report.worst_equivariance_error < 1e-10
+
+
+def test_the_stand_ins_band_labels_agree_with_the_characters() -> None:
+    """h6/compact's label -> (l, parity) / k against the character match on F (ambient.py)."""
+    from eqattn.numeric.ambient import ambient_rep
+
+    for group, rep in (("O3", "1x0e + 1x0o + 1x1o + 1x1e + 1x2e + 1x2o"), ("O3", "1x0e + 1x0o + 1x1o + 1x1e"),
+                       ("SO3", "1x0 + 1x1 + 1x2"), ("SO2", "A + E1 + E2 + E3 + E4"), ("O2", "A1 + A2 + E1 + E2 + E3 + E4")):
+        V = Problem.create(group, rep, 1, 1).V
+        assert ambient_rep(V).band == ambient_rep(V, band={}).band, (group, rep)
+
+
+def test_eqattn_verify_prints_the_haar_check(capsys) -> None:  # noqa: ANN001
+    from eqattn.cli.main import main
+
+    code = main(["verify", "-G", "O3", "-V", "2x0e + 1x1o", "-H", "2", "-d", "1", "-o", "O3:1x0e", "-o", "O3:1x0e"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "verified 3 scenarios in 3 covered clusterings" in out
+    assert "under the generators and 16 Haar-random elements of O3" in out and out.rstrip().endswith("OK")
+    assert main(["verify", "-G", "O3", "-V", "2x0e + 1x1o", "-H", "2", "-d", "1", "--json", "-o", "O3:1x0e", "-o", "O3:1x0e"]) == 0
+    assert '"haar_samples": 16' in capsys.readouterr().out
