@@ -49,7 +49,7 @@ from ..errors import InputError
 from ..reps import Rep
 from .wigner import KINDS, BandIrrep, band_matrices
 
-__all__ = ["AmbientRep", "ambient_rep", "compact_info", "band_irrep_of", "INTERTWINE_TOL"]
+__all__ = ["AmbientRep", "ambient_rep", "compact_info", "INTERTWINE_TOL"]
 
 #: the largest |D_i(f) Q_i - Q_i sigma_i(f)| accepted over F
 INTERTWINE_TOL = 1e-10
@@ -58,13 +58,6 @@ INTERTWINE_TOL = 1e-10
 def compact_info(G: Any) -> Any:
     """What the finite group G stands for (its ``compact`` field), or None."""
     return getattr(G, "compact", None)
-
-
-def band_irrep_of(info: Any, label: str) -> BandIrrep:
-    """The band irrep of a compact stand-in's irrep ``label`` (``info.irrep(label)`` is
-    ``(l, parity)`` or ``(k, sign)``, parity 0 where the group has none)."""
-    degree, parity = info.irrep(label)
-    return BandIrrep(info.kind, int(degree), -1 if parity == -1 else 1)
 
 
 def _candidates(kind: str, dim: int, rotations: int) -> list[BandIrrep]:
@@ -150,7 +143,7 @@ def ambient_rep(V: Rep, kind: str | None = None, points: np.ndarray | None = Non
         if band is not None and label in band:
             cands = [band[label]]
         elif info is not None and band is None:
-            cands = [band_irrep_of(info, label)]
+            cands = [BandIrrep.of_label(info, label)]
         else:
             cands = _candidates(kind, int(irr.dims[i]), rotations)
         found = [b for b in cands if b.dim == irr.dims[i]

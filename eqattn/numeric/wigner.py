@@ -36,11 +36,13 @@ import numpy as np
 from scipy.spatial.transform import Rotation
 
 from ..errors import InputError
+from ..groups.compact import KINDS as COMPACT_KINDS
+from ..groups.compact import CompactInfo
 
-__all__ = ["KINDS", "BandIrrep", "so3_generators", "wigner_d", "band_matrices", "ambient_dim"]
+__all__ = ["KINDS", "BandIrrep", "so3_generators", "wigner_d", "band_matrices"]
 
-#: the compact groups, with the size of their matrices
-KINDS = {"SO2": 2, "O2": 2, "SO3": 3, "O3": 3}
+#: the compact groups (groups/compact.py), with the size of their matrices
+KINDS = {kind: 2 if CompactInfo(kind, 0).planar else 3 for kind in COMPACT_KINDS}
 
 
 @dataclass(frozen=True)
@@ -67,20 +69,17 @@ class BandIrrep:
             return 2 * self.degree + 1
         return 1 if self.degree == 0 else 2
 
+    @staticmethod
+    def of_label(info: CompactInfo, label: str) -> "BandIrrep":
+        """The band irrep of a compact stand-in's label (``info.irrep(label)`` is ``(l, parity)``
+        or ``(k, sign)``, parity 0 where the group has none)."""
+        degree, parity = info.irrep(label)
+        return BandIrrep(info.kind, int(degree), -1 if parity == -1 else 1)
+
     def __str__(self) -> str:
-        if self.kind == "O3":
-            return f"{self.degree}{'e' if self.parity == 1 else 'o'}"
-        if self.kind == "SO3":
-            return str(self.degree)
-        if self.degree:
-            return f"E{self.degree}"
-        return "A" if self.kind == "SO2" else ("A1" if self.parity == 1 else "A2")
-
-
-def ambient_dim(kind: str) -> int:
-    if kind not in KINDS:
-        raise InputError("group", f"{kind!r}: one of {', '.join(KINDS)}")
-    return KINDS[kind]
+        """The compact notation's label (groups/compact.py), e.g. ``1o``, ``E2``, ``A2``."""
+        info = CompactInfo(self.kind, self.degree)
+        return next(lab for lab in info.labels if BandIrrep.of_label(info, lab) == self)
 
 
 def _real_to_complex(l: int) -> np.ndarray:
