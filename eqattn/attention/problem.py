@@ -120,7 +120,9 @@ class Problem:
         return np.asarray(VK.mults, dtype=np.int64) * np.asarray(irreps_of(sub).es, dtype=np.int64)
 
     def to_json(self) -> dict:
-        return {
+        """The problem's keys in every report; a compact group adds `compact` (what the finite
+        stand-in of `order` elements stands for: kind, band, stand_in)."""
+        out = {
             "group": self.group.name,
             "order": self.group.order,
             "rep": str(self.V),
@@ -129,3 +131,7 @@ class Problem:
             "head_dim": self.head_dim,
             "vanilla_params": self.vanilla_params,
         }
+        info = self.group.compact
+        if info is not None:
+            out["compact"] = {"kind": info.kind, "band": info.band, "stand_in": info.stand_in}
+        return out

@@ -82,6 +82,7 @@ def test_api_workflow(client) -> None:  # noqa: ANN001
     body = {"group": "O3", "rep": "2x0e + 1x1o", "heads": 2, "head_dim": 1}
     r = client.post("/api/clusterings", json=body)
     assert r.status_code == 200 and r.json()["count"] == 3
+    assert r.json()["compact"] == {"kind": "O3", "band": 1, "stand_in": "Oh"}
     design = [{"subgroup": "O3", "rep": "1x0e"}, {"subgroup": "O3", "rep": "1x0e"}]
     r = client.post("/api/coverage", json={**body, "orbits": design})
     assert r.status_code == 200 and r.json()["covered"] == 3
