@@ -33,7 +33,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.spatial.transform import Rotation
 
 from ..errors import InputError
 from ..groups.compact import KINDS as COMPACT_KINDS
@@ -121,6 +120,8 @@ def wigner_d(l: int, R: np.ndarray) -> np.ndarray:
     R = np.asarray(R, dtype=np.float64)
     if l == 0:
         return np.ones((R.shape[0], 1, 1))
+    from scipy.spatial.transform import Rotation  # on first use: `import eqattn` stays light
+
     rotvec = Rotation.from_matrix(R).as_rotvec()  # (N, 3), θ n
     A = np.einsum("na,aij->nij", rotvec, so3_generators(l))
     # exp of the antisymmetric A through the Hermitian iA = U diag(λ) U^†: exp(A) = U e^{-iλ} U^†

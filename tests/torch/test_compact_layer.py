@@ -115,3 +115,14 @@ def test_block_modules_are_equivariant_under_haar_samples(group: str, v: str, w:
     plain = EquivariantTransformerEncoderLayer(V, 2, head_dim=2, dropout=0.0, batch_first=True, dtype=F64).eval()
     assert plain.hidden_rep.dim == plain.activation.copies * (1 if group.startswith("S") else 2)
     assert equivariance_error(plain, Rv, Rv, x) < TOL
+
+
+@pytest.mark.parametrize("group,v", [("O3", "1x0e + 1x1o + 1x2e"), ("SO2", "A + 2xE2"), ("O2", "A2 + E1")])
+def test_the_fallback_design_layer_is_equivariant(group: str, v: str) -> None:
+    """A compact group's regular design: H x (G°, V|G°) (no regular orbit G/1 exists)."""
+    p = Problem.create(group, v, 2, 3)
+    design = Design.regular(p)
+    assert all(o.sub.id == 0 for o in design.orbits)
+    layer = EquivariantAttention.from_design(design, dtype=F64)
+    R = haar_rho(p.V, seed=21)
+    assert equivariance_error(layer, R, R, x_of(p.dim_v)) < TOL
