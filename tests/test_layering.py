@@ -298,3 +298,42 @@ def test_the_registration_finder_itself(source, found):
 )
 def test_the_cache_finder_itself(source, found):
     assert module_caches(source) == found
+
+
+# ----- the checker's parts use each other's public names ------------------------------------
+PRIVATE_CHECKED = ("eqattn.attention", "eqattn.groups")
+
+
+def private_reaches(source: str) -> list[str]:
+    """Uses of another object's or module's private names: `x._y` with x neither self, cls
+    nor super(), and `from m import _y`."""
+    bad = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+            v = node.value
+            own = (isinstance(v, ast.Name) and v.id in {"self", "cls"}) or (
+                isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "super")
+            if not own:
+                bad.append(f"line {node.lineno}: {ast.unparse(node)}")
+        elif isinstance(node, ast.ImportFrom):
+            bad += [f"line {node.lineno}: import of {a.name}" for a in node.names if a.name.startswith("_") and not a.name.startswith("__")]
+    return bad
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if m.startswith(PRIVATE_CHECKED)))
+def test_no_reaching_into_privates(module):
+    bad = private_reaches(MODULES[module].read_text())
+    assert not bad, f"{module} uses another object's private names (give them a public, documented name): " + "; ".join(bad)
+
+
+@pytest.mark.parametrize(
+    "source, found",
+    [
+        ("def f(t):\n    return t._extended(1)\n", ["line 2: t._extended"]),
+        ("def f(self):\n    return self.table._induced_irreps(1)\n", ["line 2: self.table._induced_irreps"]),
+        ("from .hosting_sets import HostingSets, _minimal\n", ["line 1: import of _minimal"]),
+        ("class A:\n    def f(self):\n        return self._x, cls._y, super()._z(), self.__class__\n", []),
+    ],
+)
+def test_the_private_finder_itself(source, found):
+    assert private_reaches(source) == found
