@@ -39,7 +39,7 @@ from .attention import Clustering, Verdict, check_coverage, clusterings, count_c
 from .attention import Design as _CoreDesign
 from .attention import Problem as _CoreProblem
 from .attention.problem import MAX_DIM_V, MAX_HEAD_DIM, MAX_HEADS
-from .errors import InputError, InputTypeError, LimitError
+from .errors import InputError, InputTypeError, LimitError, whole_number
 from .groups import FiniteGroup, get_group
 from .reps import Rep, parse_rep
 
@@ -67,24 +67,6 @@ def group(spec: str, band: int | None = None) -> FiniteGroup:
     if band is not None:
         band = whole_number(band, "band", 0, 1000)
     return get_group(spec, band=band)
-
-
-def whole_number(value: object, field: str, low: int, high: int) -> int:
-    """``value`` as an ``int`` when it is a whole number (``int``, ``numpy.int64``, any
-    ``numbers.Integral`` but ``bool``) in ``[low, high]``: InputTypeError for another type,
-    LimitError above ``high``, InputError below ``low``.
-
-    >>> import numpy as np; whole_number(np.int64(2), "heads", 1, 64)
-    2
-    """
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise InputTypeError(field, f"must be a whole number from {low} to {high}, got {type(value).__name__} {value!r}")
-    v = int(value)
-    if v > high:
-        raise LimitError(field, f"at most {high} is supported, got {v}")
-    if v < low:
-        raise InputError(field, f"must be a whole number from {low} to {high}, got {v}")
-    return v
 
 
 def _problem_arg(problem: object, field: str = "problem") -> _CoreProblem:

@@ -7,7 +7,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..errors import InputError, InputTypeError, LimitError
+from ..errors import InputError, InputTypeError, LimitError, whole_number
 from ..groups import SubgroupClass
 from ..reps import Rep, parse_rep
 from .problem import Problem
@@ -164,11 +164,5 @@ class Design:
 
 
 def _orbit_count(value: object, field: str) -> int:
-    """An orbit's `count`: a whole number from 1 to MAX_DESIGN_ORBITS (not a bool or a float)."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise InputError(field, f"must be a whole number from 1 to {MAX_DESIGN_ORBITS}, got {value!r}")
-    if value < 1:
-        raise InputError(field, f"must be a whole number from 1 to {MAX_DESIGN_ORBITS}, got {int(value)}")
-    if value > MAX_DESIGN_ORBITS:
-        raise LimitError(field, f"must be a whole number from 1 to {MAX_DESIGN_ORBITS}, got {int(value)}")
-    return int(value)
+    """An orbit's `count`: a whole number from 1 to MAX_DESIGN_ORBITS (not a bool, a float or text)."""
+    return whole_number(value, field, 1, MAX_DESIGN_ORBITS)

@@ -7,7 +7,7 @@ from typing import Callable, TypeVar
 
 import numpy as np
 
-from ..errors import InputError, LimitError
+from ..errors import InputError, LimitError, whole_number
 from ..groups import FiniteGroup, SubgroupClass
 from ..memo import Memo
 from ..reps import Rep, irreps_of, parse_rep
@@ -26,27 +26,6 @@ def _get_group(spec: str, rep: str) -> FiniteGroup:
     from ..groups.catalog import group_for_rep
 
     return group_for_rep(spec, rep)
-
-
-def positive_int(value: object, field: str, limit: int | None = None) -> int:
-    """A whole number from 1 to `limit` (no limit: None), given as an int, a numpy integer or
-    its text; InputError(field) otherwise, LimitError(field) past the limit.
-
-        >>> positive_int("3", "heads", 8), positive_int(5, "max_heads")
-        (3, 5)
-    """
-    allowed = f"from 1 to {limit}" if limit is not None else ">= 1"
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer, str)):
-        raise InputError(field, f"must be a whole number {allowed}, got {value!r}")
-    try:
-        v = int(value)
-    except (TypeError, ValueError):
-        raise InputError(field, f"must be a whole number {allowed}, got {value!r}") from None
-    if v < 1:
-        raise InputError(field, f"must be at least 1, got {v}")
-    if limit is not None and v > limit:
-        raise LimitError(field, f"at most {limit} is supported, got {v}")
-    return v
 
 
 @dataclass(frozen=True, eq=False)
@@ -68,8 +47,8 @@ class Problem:
             raise InputError("rep", "V must be non-zero")
         if V.dim > MAX_DIM_V:
             raise LimitError("rep", f"dim V = {V.dim}; at most {MAX_DIM_V} is supported")
-        H = positive_int(heads, "heads", MAX_HEADS)
-        d = positive_int(head_dim, "head_dim", MAX_HEAD_DIM)
+        H = whole_number(heads, "heads", 1, MAX_HEADS, text=True)
+        d = whole_number(head_dim, "head_dim", 1, MAX_HEAD_DIM, text=True)
         return Problem(G, V, H, d)
 
     @property

@@ -23,7 +23,7 @@ import sys
 import traceback
 from typing import Callable, NoReturn, TextIO
 
-from ..errors import InputError
+from ..errors import InputError, whole_number
 from .atlas_cmd import add_parser as add_atlas
 from .budget_cmd import add_parsers as add_budget
 from .optimize_cmd import add_parser as add_optimize
@@ -121,12 +121,9 @@ def _int_in(name: str, low: int, high: int) -> Callable[[str], int]:
 
     def parse(text: str) -> int:
         try:
-            v = int(text.strip()) if len(text.strip()) <= 20 else None
-        except ValueError:
-            v = None
-        if v is None or not low <= v <= high:
-            raise argparse.ArgumentTypeError(f"must be a whole number from {low} to {high}, got {text!r}")
-        return v
+            return whole_number(text, name, low, high, text=True)
+        except InputError as e:
+            raise argparse.ArgumentTypeError(e.message) from None
 
     parse.__name__ = name
     return parse

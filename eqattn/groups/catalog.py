@@ -39,11 +39,7 @@ PATTERNS = (
     f"{PERM_EXAMPLE}, {MAT_EXAMPLE}, compact groups SO2 O2 SO3 O3"
 )
 
-_CACHE: dict[str, FiniteGroup] = {}  # catalog groups: finitely many, kept
-_CUSTOM: OrderedDict[str, FiniteGroup] = OrderedDict()  # custom groups: the most recent ones
-_CUSTOM_MAX = 64
-_LOCK = threading.RLock()  # guards the two caches and _BUILDING (held briefly, never while building)
-_BUILDING: dict[str, threading.RLock] = {}  # one lock per group being built: a slow group delays no other
+CUSTOM_MAX = 64  # custom groups kept per catalog (the most recent ones)
 
 
 def _err(message: str) -> InputError:
@@ -54,42 +50,118 @@ def _unknown(name: str) -> InputError:
     return _err(f"unknown group '{name}'; the catalog: {PATTERNS}")
 
 
-def get_group(spec: str, band: int | None = None) -> FiniteGroup:
-    """The group named by `spec`, built once per normalised spec (whitespace removed).
+class GroupCatalog:
+    """The groups users name, each built once per normalised spec and kept: every catalog group
+    (finitely many), the `custom_max` most recently used custom groups (`perm:`, `mat:`).
 
-    `band` is read for the compact groups only: the largest l (SO3, O3) or frequency k (SO2,
-    O2) the stand-in must keep irreducible; None takes the default band.
+    Thread-safe: one short lock guards the store, and one lock per spec being built makes
+    threads asking for the same group wait for one build while other groups go on. The
+    process has one, `CATALOG` (`get_group` asks it): a group is a value hashed by identity
+    whose subgroup lattice and irreps live in its memo, so one spec names one object.
 
-        >>> get_group("SO(3)", band=1).compact.stand_in, get_group("O2").compact.band
-        ('O', 8)
+        >>> cat = GroupCatalog(custom_max=1)
+        >>> cat.get("D4") is cat.get(" D4 "), cat.get("pg:Oh") is cat.get("Oh")
+        (True, True)
+        >>> g = cat.get("perm:(1,2)"); _ = cat.get("perm:(1,2,3)"); cat.get("perm:(1,2)") is g  # evicted
+        False
     """
-    if not isinstance(spec, str):
-        raise _err(f"a group is given by its name (text), not {type(spec).__name__}; the catalog: {PATTERNS}")
-    key = normalise(spec)
-    kind = compact_kind(key)
-    if kind is not None:
-        key = f"{kind}@{DEFAULT_BAND[kind] if band is None else int(band)}"
-    g = _cached(key)
-    if g is not None:
-        return g
-    with _LOCK:
-        building = _BUILDING.setdefault(key, threading.RLock())
-    with building:  # threads asking for the same group wait for one build; others go on
-        try:
-            g = _cached(key)
-            if g is None:
-                if kind is not None:
-                    from .stand_in import compact_group
 
-                    kk, bb = key.split("@")
-                    g = compact_group(kk, int(bb))
-                else:
-                    g = _build_custom(key) if key.startswith(("perm:", "mat:")) else _build(key)
-                _store(key, g)
+    def __init__(self, custom_max: int = CUSTOM_MAX) -> None:
+        self.custom_max = custom_max
+        self.kept: dict[str, FiniteGroup] = {}  # catalog groups (point groups under their canonical name)
+        self.custom: OrderedDict[str, FiniteGroup] = OrderedDict()  # most recently used last
+        self.lock = threading.RLock()  # guards kept, custom and building (held briefly, never while building)
+        self.building: dict[str, threading.RLock] = {}  # one lock per spec being built
+
+    def get(self, spec: str, band: int | None = None) -> FiniteGroup:
+        """The group named by `spec`, built once per normalised spec (whitespace removed).
+
+        `band` is read for the compact groups only: the largest l (SO3, O3) or frequency k (SO2,
+        O2) the stand-in must keep irreducible; None takes the default band (kept under
+        `<kind>@<band>`).
+
+            >>> GroupCatalog().get("SO(3)", band=1).compact.stand_in, get_group("O2").compact.band
+            ('O', 8)
+        """
+        if not isinstance(spec, str):
+            raise _err(f"a group is given by its name (text), not {type(spec).__name__}; the catalog: {PATTERNS}")
+        key = normalise(spec)
+        kind = compact_kind(key)
+        if kind is not None:
+            key = f"{kind}@{DEFAULT_BAND[kind] if band is None else int(band)}"
+        g = self._cached(key)
+        if g is not None:
             return g
-        finally:
-            with _LOCK:
-                _BUILDING.pop(key, None)
+        with self.lock:
+            building = self.building.setdefault(key, threading.RLock())
+        with building:  # threads asking for the same group wait for one build; others go on
+            try:
+                g = self._cached(key)
+                if g is None:
+                    if kind is not None:
+                        from .stand_in import compact_group
+
+                        g = compact_group(kind, int(key.split("@")[1]))
+                    else:
+                        g = _build_custom(key) if _is_custom(key) else self._point_or_build(key)
+                    self._store(key, g)
+                return g
+            finally:
+                with self.lock:
+                    self.building.pop(key, None)
+
+    def _point_or_build(self, key: str) -> FiniteGroup:
+        """`_build(key)`, except that a point group kept under its canonical name is reused
+        (`pg:Oh` and `Oh` are one group)."""
+        name = pg.canonical_name(key) if key else None
+        if name is not None:
+            with self.lock:
+                g = self.kept.get(name)
+            if g is not None:
+                return g
+        return _build(key)
+
+    def _cached(self, key: str) -> FiniteGroup | None:
+        with self.lock:
+            g = self.kept.get(key)
+            if g is None and key in self.custom:
+                self.custom.move_to_end(key)
+                g = self.custom[key]
+            return g
+
+    def _store(self, key: str, g: FiniteGroup) -> None:
+        with self.lock:
+            if _is_custom(key):
+                self.custom[key] = g
+                while len(self.custom) > self.custom_max:
+                    self.custom.popitem(last=False)
+            else:
+                self.kept[key] = g
+                if g.family == "point":
+                    self.kept.setdefault(g.name, g)
+
+    def forget_custom(self) -> None:
+        """Drop every kept custom group (catalog groups stay)."""
+        with self.lock:
+            self.custom.clear()
+
+
+def _is_custom(key: str) -> bool:
+    return key.startswith(("perm:", "mat:"))
+
+
+CATALOG = GroupCatalog()  # the process's catalog (GroupCatalog's docstring says why one)
+
+
+def get_group(spec: str, band: int | None = None) -> FiniteGroup:
+    """The group named by `spec` (catalog names, products, point groups, `perm:`, `mat:`,
+    compact groups at `band`; module docstring), from the process's catalog: built once per
+    normalised spec.
+
+    >>> get_group("C2xC4").order, get_group("C2xC4") is get_group("C2 x C4")
+    (8, True)
+    """
+    return CATALOG.get(spec, band)
 
 
 def group_for_rep(spec: str, rep: object) -> FiniteGroup:
@@ -105,25 +177,6 @@ def group_for_rep(spec: str, rep: object) -> FiniteGroup:
     if kind is None:
         return get_group(spec)
     return get_group(spec, band=band_of(kind, rep))  # type: ignore[arg-type]
-
-
-def _cached(key: str) -> FiniteGroup | None:
-    with _LOCK:
-        g = _CACHE.get(key)
-        if g is None and key in _CUSTOM:
-            _CUSTOM.move_to_end(key)
-            g = _CUSTOM[key]
-        return g
-
-
-def _store(key: str, g: FiniteGroup) -> None:
-    with _LOCK:
-        if key.startswith(("perm:", "mat:")):
-            _CUSTOM[key] = g
-            while len(_CUSTOM) > _CUSTOM_MAX:
-                _CUSTOM.popitem(last=False)
-        else:
-            _CACHE[key] = g
 
 
 def _build_custom(key: str) -> FiniteGroup:
