@@ -37,7 +37,7 @@ class Extent:
 
     value: int | None
     status: str
-    lower_bound: int
+    lower_bound: int | None  # None when infeasible
     design: Design | None
 
     def to_json(self) -> dict:
@@ -92,7 +92,7 @@ def uniform_params_per_cost(problem: Problem) -> int | None:
 
 def _from_outcome(r: Outcome) -> Extent:
     if r.status == "infeasible":
-        return Extent(None, "infeasible", 0, None)
+        return Extent(None, "infeasible", None, None)
     return Extent(r.value, r.status, r.bound if r.status != "optimal" else r.value or 0, r.design)
 
 
@@ -141,7 +141,7 @@ def min_head_dim(problem: Problem, time_limit: float) -> Extent:
     top = BudgetProgram(problem, ComputeLimits(max_heads=problem.heads, max_head_dim=hi), maximal=True)
     r = top.solve("heads", time_limit=max(0.1, deadline - time.perf_counter()))
     if r.status == "infeasible":
-        return Extent(None, "infeasible", 0, None)
+        return Extent(None, "infeasible", None, None)
     if r.design is None:
         return Extent(None, "unknown", 1, None)
     best = r
@@ -185,7 +185,7 @@ def least_bound(problem: Problem, lo: int, hi: int, limits_at, measure, time_lim
         w = optimize_within(problem, left / 2 if tested_hi else left * 0.6, **limits_at(mid))
         if w.status == "infeasible":
             if not tested_hi:
-                return Extent(None, "infeasible", 0, None)
+                return Extent(None, "infeasible", None, None)
             lo = mid
         elif w.design is not None:
             best, hi, tested_hi = w.design, min(mid, measure(w.design)), True
