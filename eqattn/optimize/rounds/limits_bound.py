@@ -13,7 +13,8 @@ The parameter LP under a `max_heads` row is infeasible in such cases, and its bo
 only says so through the master's costly slacks (a huge, meaningless number); the bound in
 heads or attention cost is the meaningful certificate, and it comes without that row. Each
 measure is bounded twice: without the head-dim limit first (a further relaxation, often
-quicker), then with it. The round runs again when S has doubled.
+quicker), then with it. The round runs again when S has doubled, without the bounds that
+the clock stopped short of the LP optimum (their time is the other rounds').
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import time
 from ..lp_bound import lp_bound
 from .state import NEXT, Outcome, SearchState, done
 
-LIMITS_SHARE = 0.2  # of the loop's time left, for each LP bound of this round at most
+LIMITS_SHARE = 0.15  # of the loop's time left, for each LP bound of this round at most
 
 log = logging.getLogger("eqattn.optimize")
 
@@ -65,6 +66,8 @@ class LimitsBoundRound:
     def run(self, state: SearchState) -> Outcome:
         state.limits_keys = len(state.keys)
         for measure, head_dim, limit in limit_bounds(state):
+            if (measure, head_dim) in state.limits_stopped:
+                continue
             now = time.perf_counter()
             until = min(state.loop_end(), now + LIMITS_SHARE * max(state.loop_end() - now, 0.0))
             if until - now < 0.05:
@@ -74,6 +77,8 @@ class LimitsBoundRound:
             state.usage.add_lp(res.work)
             log.debug("limits: %s LP bound (head dim <= %s) over %d keys: %d (limit %d, %s)", measure, head_dim, len(state.keys),
                       res.units, limit, "converged" if res.converged else "stopped")
+            if not res.converged:
+                state.limits_stopped.add((measure, head_dim))
             if res.units > limit:
                 state.reason = reason(measure, head_dim, res.units, limit, state)
                 return done(state.result("infeasible", None, state.lower))

@@ -148,6 +148,7 @@ class SearchState:
     last_lp: "LPBound | None" = None
     best_lp: tuple[tuple[Key, ...], "LPBound"] | None = None
     limits_keys: int = 0  # keys when the limits round last ran (limits_bound.py)
+    limits_stopped: set = field(default_factory=set)  # its (measure, head dim) bounds the clock stopped
     lp_seen: list[int] = field(default_factory=list)  # the converged LP bounds so far (a creep starts the repair)
     hosts_memo: dict = field(default_factory=dict)  # the cheapest hosts, kept between rounds
     extra: set = field(default_factory=set)  # types the LP's column generation found
