@@ -87,7 +87,7 @@ class LPBound:
     work: int = 0  # simplex iterations and pricing nodes the call used
 
 
-OBJECTIVES = ("params", "heads", "attention_cost")
+OBJECTIVES = ("params", "heads", "attention_cost", "shortfall")
 
 
 def _unit_cost(slot: Slot) -> np.ndarray:
@@ -98,7 +98,8 @@ class _Slots:
     """The host slots of every demand value of the keys, grouped by subgroup, and the cost of
     a type under the objective: `linear(sub) @ W + fixed(sub)` for W ≠ 0 — units
     m_τ(V|K') e_τ per copy of τ ("params", P/4), [G:K'] ("heads"), or [G:K'] dim τ per copy
-    of τ ("attention_cost")."""
+    of τ ("attention_cost"), or nothing ("shortfall": the master's slacks, at cost 1 per unit
+    of demand not met, are the whole objective; phase one of the simplex method)."""
 
     def __init__(
         self, problem: Problem, h: Hosting, values: Sequence[Demand], keys: Sequence[tuple[int, ...]], max_heads: int | None,
@@ -118,7 +119,7 @@ class _Slots:
         ref = self.subs[sub]
         if self.objective == "params":
             return _unit_cost(ref)
-        if self.objective == "heads":
+        if self.objective in ("heads", "shortfall"):
             return np.zeros(len(ref.VK), dtype=np.int64)
         return ref.K.index * np.asarray(ref.dims, dtype=np.int64)
 
@@ -380,7 +381,10 @@ def _exact_pricing(slots, values, wkeys, mu, lam, max_head_dim, deadline, work_l
             priced = False
             break
         cmin = slots.least(sub)
-        theta = max(theta, 1.0 + max(0.0, upper) / cmin)
+        if cmin <= 0:  # ("shortfall": no scaling makes an improving type priced out; only the optimum certifies)
+            theta = theta if upper <= EPS else math.inf
+        else:
+            theta = max(theta, 1.0 + max(0.0, upper) / cmin)
         if W is not None and add((sub, W)):
             new += 1
     return theta, priced, turn, new
@@ -449,7 +453,7 @@ def lp_bound(
     if not demanding:
         return LPBound(0, 0.0, True, 0, tuple(cols), (), Certificate((), 0.0, 1.0), ())
     work = sorted({int(a) for a in active if 0 <= int(a) < len(keys)} & set(demanding)) or demanding[:1]
-    big = 1.0 + sum(slots.cost(sub, sl.VK) for sub, sl in slots.subs.items()) * max(
+    big = 1.0 if objective == "shortfall" else 1.0 + sum(slots.cost(sub, sl.VK) for sub, sl in slots.subs.items()) * max(
         1, sum(1 for key in keys for vi in key for x in values[vi].D.mults if x > 0)
     )
     best: LPBound | None = None

@@ -88,3 +88,26 @@ def test_the_bisection_routes_equal_the_enumeration(spec, refs):
 def test_an_infeasible_extent_has_no_bound():
     w = least_widening(Problem.create("C4", "regular", 2, 2), 20)
     assert w.min_head_dim.status == "infeasible" and w.to_json()["min_head_dim"]["lower_bound"] is None
+
+
+def test_phase_one_proves_only_what_the_enumeration_confirms(refs):
+    """A positive least shortfall (lp_bound objective "shortfall": fractional designs within
+    max_heads and max_head_dim, the demands of S not met) is only ever found where the
+    brute force finds no design within the limits; and it is found somewhere."""
+    from eqattn.attention.hosting import hosting
+    from eqattn.optimize.lp_bound import lp_bound
+    from eqattn.optimize.separation import ScenarioSpace
+
+    proved = 0
+    for spec in SMALL:
+        bf = refs[spec]
+        p = bf.problem
+        space = ScenarioSpace(p)
+        keys = space.initial_keys()
+        for mh, md, _ in _budgets(p)[:3]:
+            res = lp_bound(p, hosting(p), space.values, keys, (), max_heads=mh, max_head_dim=md, objective="shortfall")
+            assert res.converged and res.value >= -1e-9
+            if res.value > 1e-4:
+                proved += 1
+                assert bf.optimum(Budget(mh, md)).status == "infeasible", (spec, mh, md)
+    assert proved >= 3
