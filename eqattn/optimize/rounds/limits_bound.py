@@ -27,6 +27,7 @@ from __future__ import annotations
 import logging
 import time
 
+from ..budget import LP_ITERATIONS_PER_UNIT
 from ..lp_bound import lp_bound
 from .state import NEXT, Outcome, SearchState, done
 
@@ -76,12 +77,15 @@ class LimitsBoundRound:
             if (measure, head_dim) in state.limits_stopped:
                 continue
             now = time.perf_counter()
-            until = min(state.loop_end(), now + LIMITS_SHARE * max(state.loop_end() - now, 0.0))
-            if until - now < 0.05:
+            left = state.budget.work_left(state.usage)
+            work = None if left is None else int(LIMITS_SHARE * max(left, 0) * LP_ITERATIONS_PER_UNIT)
+            # (under a work limit a share of the work, not of the clock: deterministic, O5)
+            until = state.loop_end() if work is not None else min(state.loop_end(), now + LIMITS_SHARE * max(state.loop_end() - now, 0.0))
+            if until - now < 0.05 or work == 0:
                 break
             heads_row = state.limits.max_heads if measure == "shortfall" else None
             res = lp_bound(state.problem, state.h, state.catalogue.values, state.keys, (), until, heads_row, head_dim, state.threads,
-                           objective=measure)
+                           objective=measure, work_limit=work)
             state.usage.add_lp(res.work)
             log.debug("limits: %s LP bound (head dim <= %s) over %d keys: %d (limit %d, %s)", measure, head_dim, len(state.keys),
                       res.units, limit, "converged" if res.converged else "stopped")
