@@ -111,3 +111,19 @@ def test_phase_one_proves_only_what_the_enumeration_confirms(refs):
                 proved += 1
                 assert bf.optimum(Budget(mh, md)).status == "infeasible", (spec, mh, md)
     assert proved >= 3
+
+
+def test_the_ceiling_of_the_limits_is_the_cutoff_without_an_incumbent():
+    """O19f: a design within at most 3 heads of dimension at most 2 has attention cost <= 6,
+    hence (V = regular of C4: 4 parameters per unit of cost) at most 24 parameters, 6 units."""
+    from eqattn.optimize.budget import Budget
+    from eqattn.optimize.limits import ComputeLimits
+    from eqattn.optimize.search import new_state
+
+    st = new_state(Problem.create("C4", "regular", 2, 2), Budget.starting(10), ComputeLimits(max_heads=3, max_head_dim=2))
+    assert (st.cost_cap, st.ceiling, st.cutoff()) == (6, 6, 6)
+    st.best_units = 5
+    assert st.cutoff() == 4  # cheaper than the incumbent
+    st.best_units = 100
+    assert st.cutoff() == 6  # never above the ceiling
+    assert new_state(Problem.create("C4", "regular", 2, 2), Budget.starting(10)).cutoff() is None
