@@ -35,8 +35,9 @@ browser:
 serve: venv
 	$(VENV)/bin/eqattn serve --port $(PORT)
 
+# the suite in parallel, one file per worker at a time (some files share state between their tests)
 test: venv browser
-	$(PY) -m pytest -p no:cacheprovider
+	$(PY) -m pytest -p no:cacheprovider -n auto --dist loadfile
 
 bench: venv
 	$(PY) benchmarks/groups.py
