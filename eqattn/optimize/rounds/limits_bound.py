@@ -31,7 +31,7 @@ from ..budget import LP_ITERATIONS_PER_UNIT
 from ..lp_bound import lp_bound
 from .state import NEXT, Outcome, SearchState, done
 
-LIMITS_SHARE = 0.15  # of the loop's time left, for each LP bound of this round at most
+LIMITS_SHARE = 0.3  # of the loop's time left (or work left), for each LP bound of this round at most
 SHORTFALL_EPS = 1e-4  # a phase-one optimum above this (demand units; the solver's tolerances are ~1e-7) proves infeasibility
 
 log = logging.getLogger("eqattn.optimize")
