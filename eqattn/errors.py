@@ -8,6 +8,10 @@ The conventions (README "Errors and exit codes"):
   bad input) and a ``TypeError`` (what Python code conventionally catches for a wrong type).
 * ``LimitError(field, message)``: valid, but larger than supported; the message states the limit.
 
+`whole_number` is the one check of a whole-number argument (heads, counts, limits, workers),
+strict for Python callers, and accepting text (``text=True``) where the value comes from a
+command line or a form.
+
 >>> e = InputTypeError("group", "a group name such as 'D4', got int")
 >>> isinstance(e, TypeError) and isinstance(e, InputError), str(e)
 (True, "group: a group name such as 'D4', got int")
@@ -15,6 +19,7 @@ The conventions (README "Errors and exit codes"):
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 
@@ -36,3 +41,45 @@ class InputTypeError(InputError, TypeError):
 
 class LimitError(InputError):
     """The request is valid but too large for interactive use; the message states the limit."""
+
+
+def short_repr(value: object) -> str:
+    """`repr(value)`, at most 40 characters (a 5000-digit number stays one short line)."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def whole_number(value: object, field: str, low: int = 1, high: int | None = None, *, text: bool = False) -> int:
+    """``value`` as an ``int`` in ``[low, high]`` (``high`` None: no upper end).
+
+    A whole number is an ``int``, a numpy integer or any ``numbers.Integral`` but ``bool``; with
+    ``text=True`` also its text (``"3"``, as the CLI reads it). Another type is an
+    ``InputTypeError``, text that is no whole number an ``InputError``, a value below ``low`` an
+    ``InputError`` and one above ``high`` a ``LimitError``; each names ``field`` and the range.
+
+    >>> import numpy as np
+    >>> whole_number(np.int64(2), "heads", 1, 64), whole_number(" 3", "heads", text=True)
+    (2, 3)
+    >>> whole_number("3", "heads", 1, 64)
+    Traceback (most recent call last):
+    eqattn.errors.InputTypeError: heads: must be a whole number from 1 to 64, got str '3'
+    >>> whole_number(0, "heads", 1, 64)
+    Traceback (most recent call last):
+    eqattn.errors.InputError: heads: must be at least 1, got 0 (a whole number from 1 to 64)
+    """
+    allowed = f"from {low} to {high}" if high is not None else f">= {low}"
+    if isinstance(value, str) and text:
+        try:
+            v = int(value.strip())
+        except ValueError:
+            raise InputError(field, f"must be a whole number {allowed}, got {short_repr(value)}") from None
+    elif isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise InputTypeError(field, f"must be a whole number {allowed}, got {type(value).__name__} {short_repr(value)}")
+    else:
+        v = int(value)
+    tail = "" if high is None else f" (a whole number {allowed})"
+    if v < low:
+        raise InputError(field, f"must be at least {low}, got {v}{tail}")
+    if high is not None and v > high:
+        raise LimitError(field, f"at most {high} is supported, got {v}{tail}")
+    return v

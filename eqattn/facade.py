@@ -39,7 +39,7 @@ from .attention import Clustering, Verdict, check_coverage, clusterings, count_c
 from .attention import Design as _CoreDesign
 from .attention import Problem as _CoreProblem
 from .attention.problem import MAX_DIM_V, MAX_HEAD_DIM, MAX_HEADS
-from .errors import InputError, InputTypeError, LimitError
+from .errors import InputError, InputTypeError, LimitError, whole_number
 from .groups import FiniteGroup, get_group
 from .reps import Rep, parse_rep
 
@@ -48,37 +48,25 @@ __all__ = ["group", "rep", "Problem", "Design", "optimal_design", "OptimalDesign
 MAX_THREADS = 1024  # solver threads a caller may ask for
 
 
-def group(spec: str) -> FiniteGroup:
+def group(spec: str, band: int | None = None) -> FiniteGroup:
     """The group named ``spec``: a catalog name (``"D4"``, ``"Oh"``, ``"C2xC4"``) or a custom
-    ``perm:(1,2,3),(1,2)`` / ``mat:[[0,-1],[1,0]]`` group (README "Groups"; SPEC §0).
+    ``perm:(1,2,3),(1,2)`` / ``mat:[[0,-1],[1,0]]`` group (README "Groups"; SPEC §0). A compact
+    group ``SO2 O2 SO3 O3`` is its finite stand-in for ``band`` (the largest l or frequency k
+    V may use; None: l <= 2, k <= 8; docs/theory-continuous.md §6).
 
     >>> group("D4").order
     8
+    >>> group("SO2", band=7).compact.stand_in
+    'C15'
     >>> group(5)
     Traceback (most recent call last):
     eqattn.errors.InputTypeError: group: a group name such as 'D4' or 'perm:(1,2,3)', got int
     """
     if not isinstance(spec, str):
         raise InputTypeError("group", f"a group name such as 'D4' or 'perm:(1,2,3)', got {type(spec).__name__}")
-    return get_group(spec)
-
-
-def whole_number(value: object, field: str, low: int, high: int) -> int:
-    """``value`` as an ``int`` when it is a whole number (``int``, ``numpy.int64``, any
-    ``numbers.Integral`` but ``bool``) in ``[low, high]``: InputTypeError for another type,
-    LimitError above ``high``, InputError below ``low``.
-
-    >>> import numpy as np; whole_number(np.int64(2), "heads", 1, 64)
-    2
-    """
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise InputTypeError(field, f"must be a whole number from {low} to {high}, got {type(value).__name__} {value!r}")
-    v = int(value)
-    if v > high:
-        raise LimitError(field, f"at most {high} is supported, got {v}")
-    if v < low:
-        raise InputError(field, f"must be a whole number from {low} to {high}, got {v}")
-    return v
+    if band is not None:
+        band = whole_number(band, "band", 0, 1000)
+    return get_group(spec, band=band)
 
 
 def _problem_arg(problem: object, field: str = "problem") -> _CoreProblem:

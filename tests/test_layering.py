@@ -253,30 +253,54 @@ def module_caches(source: str) -> list[str]:
     return sorted(set(bad))
 
 
-# Known exceptions, each to be moved into the owner's memo (the test fails once one is gone,
-# so the list only shrinks): the subgroup lattice's builder (finite_group <- subgroups: the
-# lattice's identification imports the standard groups, which import finite_group), the
-# group catalog's and standard groups' process caches, the API's problem cache.
-KNOWN_REGISTRATIONS = {"eqattn.groups.subgroups"}
-KNOWN_CACHES = {"eqattn.groups.finite_group", "eqattn.groups.catalog", "eqattn.groups.pointgroups", "eqattn.groups.standard", "eqattn.api.work"}
-
-
 @pytest.mark.parametrize("module", sorted(MODULES))
 def test_nothing_registered_at_import_time(module):
     bad = registrations(MODULES[module].read_text())
-    if module in KNOWN_REGISTRATIONS:
-        assert bad, f"{module} no longer registers anything: remove it from KNOWN_REGISTRATIONS"
-        return
     assert not bad, f"{module} changes another module's state at import time: " + "; ".join(bad)
 
 
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if m != "eqattn.memo"))
 def test_no_module_level_caches(module):
     bad = module_caches(MODULES[module].read_text())
-    if module in KNOWN_CACHES:
-        assert bad, f"{module} keeps no module-level cache any more: remove it from KNOWN_CACHES"
-        return
     assert not bad, f"{module} keeps module-level state (caches belong in eqattn.memo): " + "; ".join(bad)
+
+
+# What the process keeps, as explicit owned objects bound at module level, and why each must
+# be one per process. Anything else that memoises lives in a value's own memo.
+OWNER_CLASSES = {"Memo", "GroupCatalog", "StandardGroups"}
+PROCESS_OWNERS = {
+    "eqattn.memo": {"PROCESS": "facts about the process itself (HiGHS's scheduler and banner)"},
+    "eqattn.groups.finite_group": {"STANDARD": "the standard groups: one object per standard group, so that a "
+                                   "subgroup's standard group is the catalog's (one set of irreps and labels)"},
+    "eqattn.groups.catalog": {"CATALOG": "groups are values hashed by identity whose lattices and irreps live in "
+                              "their memo: one spec must name one group object in the process"},
+    "eqattn.api.work": {"_PROBLEMS": "the worker functions are top level (pickled into worker processes), so the "
+                        "recent problems they reuse are their process's"},
+}
+
+
+def process_owners(source: str) -> set[str]:
+    """Names bound at module level to an instance of a memoising owner (`OWNER_CLASSES`)."""
+    out = set()
+    for node in ast.parse(source).body:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Call):
+            f = node.value.func
+            name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+            if name in OWNER_CLASSES:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                out |= {t.id for t in targets if isinstance(t, ast.Name)}
+    return out
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_process_owned_state_is_listed_with_its_reason(module):
+    assert process_owners(MODULES[module].read_text()) == set(PROCESS_OWNERS.get(module, {})), (
+        f"{module}: a module-level memo or owner is process state; list it in PROCESS_OWNERS with the reason, "
+        "or keep it in a value's memo")
+
+
+def test_the_owner_finder_itself():
+    assert process_owners("from .memo import Memo\n_M = Memo(8)\nx = dict()\nCAT = catalog.GroupCatalog()\n") == {"_M", "CAT"}
 
 
 @pytest.mark.parametrize(
@@ -304,3 +328,42 @@ def test_the_registration_finder_itself(source, found):
 )
 def test_the_cache_finder_itself(source, found):
     assert module_caches(source) == found
+
+
+# ----- the checker's parts use each other's public names ------------------------------------
+PRIVATE_CHECKED = ("eqattn.attention", "eqattn.groups")
+
+
+def private_reaches(source: str) -> list[str]:
+    """Uses of another object's or module's private names: `x._y` with x neither self, cls
+    nor super(), and `from m import _y`."""
+    bad = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+            v = node.value
+            own = (isinstance(v, ast.Name) and v.id in {"self", "cls"}) or (
+                isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "super")
+            if not own:
+                bad.append(f"line {node.lineno}: {ast.unparse(node)}")
+        elif isinstance(node, ast.ImportFrom):
+            bad += [f"line {node.lineno}: import of {a.name}" for a in node.names if a.name.startswith("_") and not a.name.startswith("__")]
+    return bad
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if m.startswith(PRIVATE_CHECKED)))
+def test_no_reaching_into_privates(module):
+    bad = private_reaches(MODULES[module].read_text())
+    assert not bad, f"{module} uses another object's private names (give them a public, documented name): " + "; ".join(bad)
+
+
+@pytest.mark.parametrize(
+    "source, found",
+    [
+        ("def f(t):\n    return t._extended(1)\n", ["line 2: t._extended"]),
+        ("def f(self):\n    return self.table._induced_irreps(1)\n", ["line 2: self.table._induced_irreps"]),
+        ("from .hosting_sets import HostingSets, _minimal\n", ["line 1: import of _minimal"]),
+        ("class A:\n    def f(self):\n        return self._x, cls._y, super()._z(), self.__class__\n", []),
+    ],
+)
+def test_the_private_finder_itself(source, found):
+    assert private_reaches(source) == found

@@ -10,14 +10,15 @@ Example: `clusterings("C4", "E1", 2, 1)["count"] == 3` (SPEC §6 example 2).
 from __future__ import annotations
 
 import json
-from collections import OrderedDict
 from typing import Any
 
 from ..attention import Design, Problem, check_coverage, clusterings_report
 from ..attention.views import verdict_json
 from ..errors import InputError
+from ..memo import Memo
 from ..optimize import optimize as _optimize
 from ..groups import catalog_entries, get_group
+from ..groups.catalog import group_for_rep
 from ..numeric import verify_design
 from ..numeric.expansion import layer_memory
 from ..reps import format_rep
@@ -27,22 +28,13 @@ PROBLEM_CACHE = 32
 # A coverage answer whose witness detail passes this many bytes of JSON is sent without it
 # (verdicts only, `detail_omitted`); POST /api/coverage/detail gives one clustering's detail.
 COVERAGE_DETAIL_BYTES = 4 << 20
-_PROBLEMS: OrderedDict[tuple, Problem] = OrderedDict()
+_PROBLEMS = Memo(PROBLEM_CACHE)  # this worker process's recent problems (the functions here are top level)
 Orbits = list[tuple[int | str, str]]
 
 
 def problem(group: str, rep: str, heads: int, head_dim: int) -> Problem:
-    """The core's Problem, cached per worker (the most recent PROBLEM_CACHE)."""
-    key = (group, rep, heads, head_dim)
-    p = _PROBLEMS.get(key)
-    if p is None:
-        p = Problem.create(group, rep, heads, head_dim)
-        _PROBLEMS[key] = p
-        while len(_PROBLEMS) > PROBLEM_CACHE:
-            _PROBLEMS.popitem(last=False)
-    else:
-        _PROBLEMS.move_to_end(key)
-    return p
+    """The core's Problem, kept per worker process (the last PROBLEM_CACHE built)."""
+    return _PROBLEMS.get((group, rep, heads, head_dim), lambda: Problem.create(group, rep, heads, head_dim))
 
 
 def catalog() -> list[dict]:
@@ -201,7 +193,7 @@ def restrictions(group_name: str, rep: str) -> dict:
     """V|K for every subgroup class K (eqattn.reps.group_views.restrictions_json)."""
     from ..reps.group_views import restrictions_json
 
-    return restrictions_json(get_group(group_name), rep)
+    return restrictions_json(group_for_rep(group_name, rep), rep)
 
 
 def witnesses(group: str, rep: str, heads: int, head_dim: int, orbits: Orbits, clustering: int, offset: int, limit: int) -> dict:

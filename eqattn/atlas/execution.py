@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from ..errors import InputError
+from ..errors import InputError, whole_number
 from .engine import solve
 from .grid import Grid
 from .progress import Progress
@@ -81,8 +81,7 @@ def _killed_row(problem: dict[str, Any], exc: BaseException) -> dict[str, Any]:
 
 
 def _check_workers(workers: int) -> int:
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 0:
-        raise InputError("workers", f"a whole number >= 0 (0: in this process), got {workers!r}")
+    whole_number(workers, "workers", 0)  # 0: in this process
     if workers > MAX_WORKERS:
         raise InputError("workers", f"at most {MAX_WORKERS} local workers; use --cluster for more")
     return workers

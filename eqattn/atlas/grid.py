@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from ..attention.problem import MAX_DIM_V, MAX_HEAD_DIM, MAX_HEADS
-from ..errors import InputError, LimitError
+from ..errors import InputError, LimitError, short_repr, whole_number
 
 MAX_PROBLEMS = 100_000
 DIV_HEAD_DIMS = "dim V / H"
@@ -132,26 +132,16 @@ def _int_list(value: Any, field: str, limit: int) -> list[int]:
     items = value if isinstance(value, list) else [value]
     out: list[int] = []
     for v in items:
-        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-            raise InputError(field, f"a list of whole numbers from 1 to {limit}, got {_short(v)}")
-        if v > limit:
-            raise LimitError(field, f"at most {limit} is supported, got {_short(v)}")
-        out.append(v)
+        out.append(whole_number(v, field, 1, limit))
     if not out:
         raise InputError(field, "must not be empty")
     return out
 
 
-def _short(value: Any) -> str:
-    """`repr(value)`, at most 40 characters (a 5000-digit number stays one short line)."""
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
 def _head_dims(value: Any, field: str) -> list[int] | str:
     if isinstance(value, str):
         if " ".join(value.split()) != DIV_HEAD_DIMS:
-            raise InputError(field, f"a list of whole numbers or {DIV_HEAD_DIMS!r}, got {_short(value)}")
+            raise InputError(field, f"a list of whole numbers or {DIV_HEAD_DIMS!r}, got {short_repr(value)}")
         return DIV_HEAD_DIMS
     return _int_list(value, field, MAX_HEAD_DIM)
 
@@ -175,12 +165,13 @@ def _expand_reps(group: str, reps: Any, field: str) -> tuple[str, list[tuple[str
         if words.startswith("irreps>="):
             digits = words[len("irreps>="):]
             if not digits.isdigit():
-                raise InputError(f"{field}[{i}]", f"write irreps>=k with a whole number k, got {_short(text)}")
+                raise InputError(f"{field}[{i}]", f"write irreps>=k with a whole number k, got {short_repr(text)}")
             if len(digits) > 4 or not 1 <= int(digits) <= MAX_DIM_V:
                 raise LimitError(f"{field}[{i}]", f"irreps>=k needs k from 1 to {MAX_DIM_V} (dim V is at most "
-                                 f"{MAX_DIM_V}), got {_short(text)}")
+                                 f"{MAX_DIM_V}), got {short_repr(text)}")
             irr = irreps_of(top)
-            out += [(lab, str(parse_rep(lab, top)), int(dm)) for lab, dm in zip(irr.labels, irr.dims) if dm >= int(digits)]
+            out += [(lab, str(parse_rep(lab, top)), int(dm)) for lab, dm in zip(irr.labels, irr.dims)
+                    if dm >= int(digits) and not lab.startswith("~")]  # "~": a compact group's out-of-band slots
             continue
         V = parse_rep(text, top, field=f"{field}[{i}]")
         if V.dim == 0:
@@ -200,7 +191,7 @@ def parse_grid(data: dict[str, Any], title: str = "grid") -> Grid:
         raise InputError(sorted(unknown)[0], f"unknown grid key; allowed: {', '.join(sorted(_TOP_KEYS))}")
     tl = data.get("time_limit", DEFAULT_TIME_LIMIT)
     if isinstance(tl, bool) or not isinstance(tl, (int, float)) or not 0 < tl <= 3600:
-        raise InputError("time_limit", f"seconds per problem, a number in (0, 3600], got {_short(tl)}")
+        raise InputError("time_limit", f"seconds per problem, a number in (0, 3600], got {short_repr(tl)}")
     title = data.get("title", title)
     if not isinstance(title, str) or len(title) > 200:
         raise InputError("title", "the report's title, a string of at most 200 characters")

@@ -68,7 +68,7 @@ class DefeatedSupply:
         for cid, n in blocks_key:
             K = G.subgroup_classes[cid]
             VK = self.problem.restrict(K)
-            I = self.table._induced_irreps(K, kb, c)
+            I = self.table.induced_irreps(K, kb, c)
             blocks.append(Block(VK.mults, tuple(int(x) for x in VK.irreps.dims), n * self.problem.head_dim, I))
         Vbar = self.problem.restrict(G.subgroup_classes[kb]).mults
         return DemandSpace(blocks, Vbar)

@@ -7,7 +7,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..errors import InputError, InputTypeError, LimitError
+from ..errors import InputError, InputTypeError, LimitError, whole_number
 from ..groups import SubgroupClass
 from ..reps import Rep, parse_rep
 from .problem import Problem
@@ -99,6 +99,9 @@ class Design:
     @staticmethod
     def regular(problem: Problem, trimmed: bool = False) -> "Design":
         """The regular design: H copies of the regular orbit (C1, d x trivial), SPEC §3.
+        A compact group (G° != 1) has no regular orbit; its fallback is H x (G°, V|G°), which
+        covers every clustering (docs/theory-continuous.md, Lemma 5) at 4 H dim End_{G°}(V)
+        parameters (it can exceed the vanilla count); `trimmed` changes nothing there.
 
         It has the vanilla layer's count, P = 4 H d dim V, and covers every clustering (SPEC §3:
         it is the vanilla layer averaged over G), so without compute limits there is always a
@@ -113,9 +116,13 @@ class Design:
             >>> Design.regular(wide).params == wide.vanilla_params, Design.regular(wide, trimmed=True).orbits[0].head_dim
             (True, 1)
         """
-        triv = problem.group.subgroup_classes[0]
-        W = Rep(triv, (min(problem.head_dim, problem.dim_v) if trimmed else problem.head_dim,))
-        return Design(problem, tuple(DesignOrbit(triv, W) for _ in range(problem.heads)))
+        bottom = problem.group.subgroup_classes[0]
+        if problem.group.compact is not None:
+            # no regular orbit G/1 for G° != 1: H x (G°, V|G°) (docs/theory-continuous.md, Lemma 5)
+            W = problem.restrict(bottom)
+        else:
+            W = Rep(bottom, (min(problem.head_dim, problem.dim_v) if trimmed else problem.head_dim,))
+        return Design(problem, tuple(DesignOrbit(bottom, W) for _ in range(problem.heads)))
 
     @property
     def params(self) -> int:
@@ -157,11 +164,5 @@ class Design:
 
 
 def _orbit_count(value: object, field: str) -> int:
-    """An orbit's `count`: a whole number from 1 to MAX_DESIGN_ORBITS (not a bool or a float)."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise InputError(field, f"must be a whole number from 1 to {MAX_DESIGN_ORBITS}, got {value!r}")
-    if value < 1:
-        raise InputError(field, f"must be a whole number from 1 to {MAX_DESIGN_ORBITS}, got {int(value)}")
-    if value > MAX_DESIGN_ORBITS:
-        raise LimitError(field, f"must be a whole number from 1 to {MAX_DESIGN_ORBITS}, got {int(value)}")
-    return int(value)
+    """An orbit's `count`: a whole number from 1 to MAX_DESIGN_ORBITS (not a bool, a float or text)."""
+    return whole_number(value, field, 1, MAX_DESIGN_ORBITS)

@@ -37,13 +37,21 @@ class Hosting:
         if key not in self._pimg:
             out = {}
             for a in self.cosets(kbar, sub):
-                m = np.asarray(P.mults) @ self._restricted_irreps(kbar, sub, a)
+                m = np.asarray(P.mults) @ self.restricted_irreps(kbar, sub, a)
                 out[a] = tuple(int(x) for x in m)
             self._pimg[key] = out
         return self._pimg[key]
 
-    def _restricted_irreps(self, kbar: int, sub: int, a: int) -> np.ndarray:
-        """Row t: (t^a) restricted to K', over K''s irreps (t an irrep of K̄_0)."""
+    def restricted_irreps(self, kbar: int, sub: int, a: int) -> np.ndarray:
+        """Row t: the irrep t of K̄_0 moved by a and restricted to K', (t^a)|K', over K''s irreps
+        (SPEC §4.4). P^a|K' is linear in P, so `image_at` is P's multiplicities times these
+        rows; the hosting-set search compares them with W directly.
+
+        >>> from eqattn.attention import Problem
+        >>> h = hosting(Problem.create("D4", "A1 + B1", 2, 2))
+        >>> h.restricted_irreps(7, 6, 0).tolist()  # D4 -> C4: A1, A2 -> A; B1, B2 -> B; E1 -> E1
+        [[1, 0, 0], [1, 0, 0], [0, 1, 0], [0, 1, 0], [0, 0, 1]]
+        """
         key = ("res", kbar, sub, a)
         if key not in self._pimg:
             G = self.G

@@ -21,8 +21,14 @@ MAX_PROFILE_EXPAND = 1_000_000  # ... and rows before the dimension filter of on
 MERGE_PROFILE_ROWS = True  # rows equal in dimension used and clipped sums are merged while listed (Lemma 6, merging)
 
 
-def _minimal(items: list, key) -> list:  # noqa: ANN001
-    """Items whose pattern (bool vector) is minimal under inclusion; first of equal ones."""
+def minimal_patterns(items: list, key) -> list:  # noqa: ANN001
+    """Items whose pattern `key(item)` (a bool vector) is minimal under inclusion; the first of
+    equal ones. Hosting sets and met-demand patterns keep only their minimal members: a smaller
+    set is the harder one (SPEC §4.4).
+
+    >>> minimal_patterns([(1, 1, 0), (1, 0, 0), (0, 1, 1), (1, 0, 0)], key=lambda v: v)
+    [(1, 0, 0), (0, 1, 1)]
+    """
     out: list = []
     vecs: list[np.ndarray] = []
     for it in items:
@@ -88,14 +94,14 @@ class HostingSets:
         found: dict[tuple[int, int], list[tuple[np.ndarray, tuple[int, ...]]]] = {}
         for S in supports_of(self.problem, orbit[0]):
             kb, c, _ = self.table.kbar(K, S)
-            tilde = self.table._extended(K, S)
+            tilde = self.table.extended_irreps(K, S)
             slots = self._slots(kb)
             for mask, a in self._hostsets(VK, d, S, tilde, kb, slots):
                 found.setdefault((kb, c), []).append((mask, a))
         out = {}
         for key, items in found.items():
             # a smaller hosting set is harder: keep the minimal masks
-            mins = _minimal(items, key=lambda it: it[0])
+            mins = minimal_patterns(items, key=lambda it: it[0])
             out[key] = [a for _, a in mins]
         self._hostclass[orbit[0]] = out
         return out
@@ -109,7 +115,7 @@ class HostingSets:
         Cs, Ws = [], []
         for t, a in slots:
             o = self.search.type_orbit[t]
-            R = self.h._restricted_irreps(kb, o.sub.id, a)
+            R = self.h.restricted_irreps(kb, o.sub.id, a)
             Cs.append(np.array([np.asarray(tilde[s]) @ R for s in S], dtype=np.int64))
             Ws.append(np.array(o.W.mults, dtype=np.int64))
         # pairs (slot, rho) that some profile might break (fractional-knapsack upper bound)

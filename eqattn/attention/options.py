@@ -118,13 +118,21 @@ class OptionTable:
         kb0 = G.subgroup_classes[kb_id]
         if not support:
             return kb_id, c, Rep(kb0, (0,) * len(irreps_of(kb0)))
-        tilde = self._extended(K, support)
+        tilde = self.extended_irreps(K, support)
         mults = sum(a.mults[s] * np.array(tilde[s]) for s in support)
         return kb_id, c, Rep(kb0, tuple(int(x) for x in mults))
 
-    def _extended(self, K: SubgroupClass, support: tuple[int, ...]) -> dict[int, tuple[int, ...]]:
-        """For each s in the support, the K̄-irrep s~ extending s (character of V_s on K̄
-        divided by m_s(V|K), SPEC §4.3), as multiplicities over K̄_0's irreps."""
+    def extended_irreps(self, K: SubgroupClass, support: tuple[int, ...]) -> dict[int, tuple[int, ...]]:
+        """For each K-irrep s in the support, the K̄-irrep s~ extending it, as multiplicities over
+        K̄_0's irreps (SPEC §4.3): the character of the isotypic part V_s on K̄, divided by
+        m_s(V|K), moved to K̄_0 by c. The image of a profile a is P = Σ_s a_s s~ (`image`); the
+        hosting-set search reads these rows directly.
+
+        >>> from eqattn.attention import Problem
+        >>> p = Problem.create("D4", "A1 + B1", 2, 2); K = p.group.subgroup_classes[3]  # C2.3: V|K = A + B
+        >>> t = option_table(p); t.kbar(K, (0, 1))[:2], t.extended_irreps(K, (0, 1))  # K̄ = D4: A -> A1, B -> B1
+        ((7, 0), {0: (1, 0, 0, 0, 0), 1: (0, 0, 1, 0, 0)})
+        """
         key = ("ext", K.id, support)
         if key not in self._kbar:
             G = self.G
@@ -148,12 +156,21 @@ class OptionTable:
         """D = min(Ind_K^K̄ b, V|K̄), moved to K̄_0 (SPEC §4.3). Induction is linear in b:
         the induced irreps of K are computed once per (K, K̄_0, c)."""
         kb0 = self.G.subgroup_classes[kb_id]
-        ind = self._induced_irreps(K, kb_id, c)
+        ind = self.induced_irreps(K, kb_id, c)
         raw = np.asarray(b.mults) @ ind
         return Rep(kb0, tuple(int(x) for x in raw)).min(self.problem.restrict(kb0))
 
-    def _induced_irreps(self, K: SubgroupClass, kb_id: int, c: int) -> np.ndarray:
-        """Row s: Ind_{c^-1 K c}^{K̄_0} (s^c) over K̄_0's irreps (K̄ = c K̄_0 c^-1)."""
+    def induced_irreps(self, K: SubgroupClass, kb_id: int, c: int) -> np.ndarray:
+        """Row s: Ind_{c^-1 K c}^{K̄_0} (s^c) over K̄_0's irreps (K̄ = c K̄_0 c^-1), for every irrep
+        s of K (SPEC §4.3). Induction is linear, so the demand of a profile b is
+        min(b @ rows, V|K̄_0) (`demand`); the defeated-supply search builds its demand spaces
+        from these rows.
+
+        >>> from eqattn.attention import Problem
+        >>> p = Problem.create("D4", "A1 + B1", 2, 2); K = p.group.subgroup_classes[3]  # C2.3
+        >>> option_table(p).induced_irreps(K, 7, 0).tolist()  # Ind A = A1 + B2 + E1, Ind B = A2 + B1 + E1
+        [[1, 0, 0, 1, 1], [0, 1, 1, 0, 1]]
+        """
         key = ("ind", K.id, kb_id, c)
         if key not in self._kbar:
             G = self.G

@@ -7,7 +7,7 @@ from typing import Callable, TypeVar
 
 import numpy as np
 
-from ..errors import InputError, LimitError
+from ..errors import InputError, LimitError, whole_number
 from ..groups import FiniteGroup, SubgroupClass
 from ..memo import Memo
 from ..reps import Rep, irreps_of, parse_rep
@@ -21,31 +21,11 @@ PROBLEM_MEMO = 2048  # entries: V restricted to each subgroup class (<= 1000), t
 MAX_RHO_BYTES = 1 << 29  # the matrices of V over all of G (numeric realisation only)
 
 
-def _get_group(spec: str) -> FiniteGroup:
-    from ..groups.catalog import get_group
+def _get_group(spec: str, rep: str) -> FiniteGroup:
+    """The catalog group; a compact group's stand-in for the band V's text names."""
+    from ..groups.catalog import group_for_rep
 
-    return get_group(spec)
-
-
-def positive_int(value: object, field: str, limit: int | None = None) -> int:
-    """A whole number from 1 to `limit` (no limit: None), given as an int, a numpy integer or
-    its text; InputError(field) otherwise, LimitError(field) past the limit.
-
-        >>> positive_int("3", "heads", 8), positive_int(5, "max_heads")
-        (3, 5)
-    """
-    allowed = f"from 1 to {limit}" if limit is not None else ">= 1"
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer, str)):
-        raise InputError(field, f"must be a whole number {allowed}, got {value!r}")
-    try:
-        v = int(value)
-    except (TypeError, ValueError):
-        raise InputError(field, f"must be a whole number {allowed}, got {value!r}") from None
-    if v < 1:
-        raise InputError(field, f"must be at least 1, got {v}")
-    if limit is not None and v > limit:
-        raise LimitError(field, f"at most {limit} is supported, got {v}")
-    return v
+    return group_for_rep(spec, rep)
 
 
 @dataclass(frozen=True, eq=False)
@@ -60,15 +40,15 @@ class Problem:
 
     @staticmethod
     def create(group: str | FiniteGroup, rep: str, heads: int | str, head_dim: int | str) -> "Problem":
-        G = group if isinstance(group, FiniteGroup) else _get_group(group)
+        G = group if isinstance(group, FiniteGroup) else _get_group(group, rep)
         top = G.subgroup_classes[-1]
         V = parse_rep(rep, top, field="rep")
         if V.dim == 0:
             raise InputError("rep", "V must be non-zero")
         if V.dim > MAX_DIM_V:
             raise LimitError("rep", f"dim V = {V.dim}; at most {MAX_DIM_V} is supported")
-        H = positive_int(heads, "heads", MAX_HEADS)
-        d = positive_int(head_dim, "head_dim", MAX_HEAD_DIM)
+        H = whole_number(heads, "heads", 1, MAX_HEADS, text=True)
+        d = whole_number(head_dim, "head_dim", 1, MAX_HEAD_DIM, text=True)
         return Problem(G, V, H, d)
 
     @property
@@ -119,7 +99,9 @@ class Problem:
         return np.asarray(VK.mults, dtype=np.int64) * np.asarray(irreps_of(sub).es, dtype=np.int64)
 
     def to_json(self) -> dict:
-        return {
+        """The problem's keys in every report; a compact group adds `compact` (what the finite
+        stand-in of `order` elements stands for: kind, band, stand_in)."""
+        out = {
             "group": self.group.name,
             "order": self.group.order,
             "rep": str(self.V),
@@ -128,3 +110,7 @@ class Problem:
             "head_dim": self.head_dim,
             "vanilla_params": self.vanilla_params,
         }
+        info = self.group.compact
+        if info is not None:
+            out["compact"] = {"kind": info.kind, "band": info.band, "stand_in": info.stand_in}
+        return out

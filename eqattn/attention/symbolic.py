@@ -49,7 +49,7 @@ from .options import Option, option_table
 from .problem import Problem
 from . import defeated_supply
 from .defeated_supply import DefeatedSupply
-from .hosting_sets import HostingSets, _minimal
+from .hosting_sets import HostingSets, minimal_patterns
 from .representatives import Representatives
 
 MAX_ABSTRACT_SCENARIOS = 200_000  # abstract scenarios over all clusterings
@@ -172,7 +172,7 @@ class SymbolicChecker(HostingSets, DefeatedSupply, Representatives):
                     D = self.table.demand(K, b, kb, c)
                     opt = Option(orbit, a, b, kb, c, P, D)
                     cands.append(Pattern(opt, self._meets(kb, P, D)))
-        return _minimal(cands, key=lambda p: p.meets)
+        return minimal_patterns(cands, key=lambda p: p.meets)
 
     def pool_patterns(self, zero_orbits: tuple[tuple[int, int], ...]) -> list[PoolPattern]:
         """Minimal patterns of the zero pool of these zero orbits (with repetition)."""
@@ -196,7 +196,7 @@ class SymbolicChecker(HostingSets, DefeatedSupply, Representatives):
                 cands.append(PoolPattern(tuple(opts), self._meets(self.top.id, P0, D0), D0))
             self._pool[key] = [
                 replace(pp, demand=self.demand_id(Demand(self.top.id, P0, pp.D, (), True)))
-                for pp in _minimal(cands, key=lambda p: p.meets)
+                for pp in minimal_patterns(cands, key=lambda p: p.meets)
             ]
         return self._pool[key]
 

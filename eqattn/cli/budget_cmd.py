@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..errors import InputError
+from ..errors import InputError, whole_number
 
 
 def _seconds(value: object) -> float | None:
@@ -27,15 +27,7 @@ def _seconds(value: object) -> float | None:
 
 
 def _bound(value: object, field: str) -> int | None:
-    if value is None:
-        return None
-    try:
-        v = int(str(value))
-    except ValueError:
-        raise InputError(field, f"must be a whole number >= 1, got {value!r}") from None
-    if v < 1:
-        raise InputError(field, f"must be at least 1, got {v}")
-    return v
+    return None if value is None else whole_number(value, field, text=True)
 
 
 def _problem_args(p: argparse.ArgumentParser) -> None:

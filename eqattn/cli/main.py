@@ -23,7 +23,7 @@ import sys
 import traceback
 from typing import Callable, NoReturn, TextIO
 
-from ..errors import InputError
+from ..errors import InputError, whole_number
 from .atlas_cmd import add_parser as add_atlas
 from .budget_cmd import add_parsers as add_budget
 from .optimize_cmd import add_parser as add_optimize
@@ -121,12 +121,9 @@ def _int_in(name: str, low: int, high: int) -> Callable[[str], int]:
 
     def parse(text: str) -> int:
         try:
-            v = int(text.strip()) if len(text.strip()) <= 20 else None
-        except ValueError:
-            v = None
-        if v is None or not low <= v <= high:
-            raise argparse.ArgumentTypeError(f"must be a whole number from {low} to {high}, got {text!r}")
-        return v
+            return whole_number(text, name, low, high, text=True)
+        except InputError as e:
+            raise argparse.ArgumentTypeError(e.message) from None
 
     parse.__name__ = name
     return parse
@@ -170,7 +167,10 @@ def cmd_groups(args: argparse.Namespace) -> int:
         _dump(entries)
     else:
         for e in entries:
-            print(f"{e['name']:<14} order {e['order']:<4} {e.get('family', '')}")
+            if e.get("family") == "compact":
+                print(f"{e['name']:<14} compact    {e['description']}")
+            else:
+                print(f"{e['name']:<14} order {e['order']:<4} {e.get('family', '')}")
     return 0
 
 
@@ -182,6 +182,18 @@ def cmd_group(args: argparse.Namespace) -> int:
     data = group_json(G)
     if args.json:
         _dump(data)
+        return 0
+    cpt = data.get("compact")
+    if cpt is not None:
+        print(f"{data['name']}: {cpt['description']}; compact, component group {cpt['component_group']}")
+        print(f"computed through its finite stand-in {cpt['stand_in']} (order {cpt['stand_in_order']}) for the band "
+              f"{cpt['band_text']}; with -V the band is read off V (SO3/O3: l <= 2)")
+        print("\nSubgroup classes G° <= K <= G (id, name, index, conjugates):")
+        for s in data["subgroups"]:
+            print(f"  {s['id']:>3}  {s['name']:<14} index {s['index']:<4} conjugates {s['conjugates']}   {s['description']}")
+        print("\nReal irreps in the band (label, type, dim):")
+        for ir in data["irreps"]:
+            print(f"  {ir['label']:<12} {ir['type']:<13} {ir['dim']:>3}   {ir['description']}")
         return 0
     print(f"{data['name']}: order {data['order']}, {len(data['subgroups'])} subgroup classes, {len(data['irreps'])} real irreps")
     print("\nSubgroup classes (id, name, order, index, conjugates):")
@@ -246,10 +258,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if args.json:
         _dump(rep)
     else:
+        haar = rep.get("haar_samples", 0)
+        under = f" (both layers, under the generators and {haar} Haar-random elements of {problem.group.name})" if haar else ""
         print(
             f"verified {rep['scenarios_verified']} scenarios in {rep['clusterings_verified']} covered clusterings: "
-            f"worst relative error {rep['worst_rel_error']:.2e}, worst vanilla equivariance error "
-            f"{rep['worst_equivariance_error']:.2e} -> {'OK' if ok else 'FAILED'}"
+            f"worst relative error {rep['worst_rel_error']:.2e}, worst {'vanilla ' if not haar else ''}equivariance error "
+            f"{rep['worst_equivariance_error']:.2e}{under} -> {'OK' if ok else 'FAILED'}"
         )
     return EXIT_OK if ok else EXIT_NO
 

@@ -9,7 +9,10 @@ Accepted specs (names are case-sensitive; spaces are optional and ignored):
 * 3D point groups as matrix groups (see pointgroups.py): `T Td Th O Oh I Ih Cs Ci`, `C<n>v`,
   `C<n>h`, `D<n>h`, `D<n>d` (n <= 12), and with the prefix `pg:` (accepted on every
   point-group name) `pg:C<n>`, `pg:D<n>` (rotation groups) and `pg:S<2n>` (rotoreflections);
-* `perm:(1,2,3),(1,2)` and `mat:[[0,-1],[1,0]];[[1,0],[0,-1]]`: custom groups (parse.py).
+* `perm:(1,2,3),(1,2)` and `mat:[[0,-1],[1,0]];[[1,0],[0,-1]]`: custom groups (parse.py);
+* the compact groups `SO2 O2 SO3 O3` (also written `SO(3)`), each through its finite stand-in
+  for a band (compact.py, stand_in.py): `get_group("O3", band=1)`; without a band, the default
+  one (l <= 2, k <= 8). `Problem.create` reads the band off V.
 """
 
 from __future__ import annotations
@@ -20,8 +23,9 @@ from collections import OrderedDict
 
 from ..errors import InputError, LimitError
 from . import pointgroups as pg
-from . import standard as st
+from .compact import DEFAULT_BAND, compact_kind
 from .finite_group import MAX_ORDER, FiniteGroup
+from .finite_group import STANDARD as st
 from .parse import MAT_EXAMPLE, PERM_EXAMPLE, normalise, parse_matrices, parse_permutations
 
 C_MAX = 60
@@ -32,14 +36,10 @@ C2_POWER_MAX = 4
 PATTERNS = (
     f"C<n> (n<={C_MAX}), D<n> (n<={D_MAX}), Q8, A3..A5, S3..S5, C2^k (k<={C2_POWER_MAX}), "
     f"products G x H of these (order <= {MAX_ORDER}), point groups {pg.PATTERNS}, "
-    f"{PERM_EXAMPLE}, {MAT_EXAMPLE}"
+    f"{PERM_EXAMPLE}, {MAT_EXAMPLE}, compact groups SO2 O2 SO3 O3"
 )
 
-_CACHE: dict[str, FiniteGroup] = {}  # catalog groups: finitely many, kept
-_CUSTOM: OrderedDict[str, FiniteGroup] = OrderedDict()  # custom groups: the most recent ones
-_CUSTOM_MAX = 64
-_LOCK = threading.RLock()  # guards the two caches and _BUILDING (held briefly, never while building)
-_BUILDING: dict[str, threading.RLock] = {}  # one lock per group being built: a slow group delays no other
+CUSTOM_MAX = 64  # custom groups kept per catalog (the most recent ones)
 
 
 def _err(message: str) -> InputError:
@@ -50,45 +50,133 @@ def _unknown(name: str) -> InputError:
     return _err(f"unknown group '{name}'; the catalog: {PATTERNS}")
 
 
-def get_group(spec: str) -> FiniteGroup:
-    """The group named by `spec`, built once per normalised spec (whitespace removed)."""
-    if not isinstance(spec, str):
-        raise _err(f"a group is given by its name (text), not {type(spec).__name__}; the catalog: {PATTERNS}")
-    key = normalise(spec)
-    g = _cached(key)
-    if g is not None:
-        return g
-    with _LOCK:
-        building = _BUILDING.setdefault(key, threading.RLock())
-    with building:  # threads asking for the same group wait for one build; others go on
-        try:
-            g = _cached(key)
-            if g is None:
-                g = _build_custom(key) if key.startswith(("perm:", "mat:")) else _build(key)
-                _store(key, g)
+class GroupCatalog:
+    """The groups users name, each built once per normalised spec and kept: every catalog group
+    (finitely many), the `custom_max` most recently used custom groups (`perm:`, `mat:`).
+
+    Thread-safe: one short lock guards the store, and one lock per spec being built makes
+    threads asking for the same group wait for one build while other groups go on. The
+    process has one, `CATALOG` (`get_group` asks it): a group is a value hashed by identity
+    whose subgroup lattice and irreps live in its memo, so one spec names one object.
+
+        >>> cat = GroupCatalog(custom_max=1)
+        >>> cat.get("D4") is cat.get(" D4 "), cat.get("pg:Oh") is cat.get("Oh")
+        (True, True)
+        >>> g = cat.get("perm:(1,2)"); _ = cat.get("perm:(1,2,3)"); cat.get("perm:(1,2)") is g  # evicted
+        False
+    """
+
+    def __init__(self, custom_max: int = CUSTOM_MAX) -> None:
+        self.custom_max = custom_max
+        self.kept: dict[str, FiniteGroup] = {}  # catalog groups (point groups under their canonical name)
+        self.custom: OrderedDict[str, FiniteGroup] = OrderedDict()  # most recently used last
+        self.lock = threading.RLock()  # guards kept, custom and building (held briefly, never while building)
+        self.building: dict[str, threading.RLock] = {}  # one lock per spec being built
+
+    def get(self, spec: str, band: int | None = None) -> FiniteGroup:
+        """The group named by `spec`, built once per normalised spec (whitespace removed).
+
+        `band` is read for the compact groups only: the largest l (SO3, O3) or frequency k (SO2,
+        O2) the stand-in must keep irreducible; None takes the default band (kept under
+        `<kind>@<band>`).
+
+            >>> GroupCatalog().get("SO(3)", band=1).compact.stand_in, get_group("O2").compact.band
+            ('O', 8)
+        """
+        if not isinstance(spec, str):
+            raise _err(f"a group is given by its name (text), not {type(spec).__name__}; the catalog: {PATTERNS}")
+        key = normalise(spec)
+        kind = compact_kind(key)
+        if kind is not None:
+            key = f"{kind}@{DEFAULT_BAND[kind] if band is None else int(band)}"
+        g = self._cached(key)
+        if g is not None:
             return g
-        finally:
-            with _LOCK:
-                _BUILDING.pop(key, None)
+        with self.lock:
+            building = self.building.setdefault(key, threading.RLock())
+        with building:  # threads asking for the same group wait for one build; others go on
+            try:
+                g = self._cached(key)
+                if g is None:
+                    if kind is not None:
+                        from .stand_in import compact_group
+
+                        g = compact_group(kind, int(key.split("@")[1]))
+                    else:
+                        g = _build_custom(key) if _is_custom(key) else self._point_or_build(key)
+                    self._store(key, g)
+                return g
+            finally:
+                with self.lock:
+                    self.building.pop(key, None)
+
+    def _point_or_build(self, key: str) -> FiniteGroup:
+        """`_build(key)`, except that a point group kept under its canonical name is reused
+        (`pg:Oh` and `Oh` are one group)."""
+        name = pg.canonical_name(key) if key else None
+        if name is not None:
+            with self.lock:
+                g = self.kept.get(name)
+            if g is not None:
+                return g
+        return _build(key)
+
+    def _cached(self, key: str) -> FiniteGroup | None:
+        with self.lock:
+            g = self.kept.get(key)
+            if g is None and key in self.custom:
+                self.custom.move_to_end(key)
+                g = self.custom[key]
+            return g
+
+    def _store(self, key: str, g: FiniteGroup) -> None:
+        with self.lock:
+            if _is_custom(key):
+                self.custom[key] = g
+                while len(self.custom) > self.custom_max:
+                    self.custom.popitem(last=False)
+            else:
+                self.kept[key] = g
+                if g.family == "point":
+                    self.kept.setdefault(g.name, g)
+
+    def forget_custom(self) -> None:
+        """Drop every kept custom group (catalog groups stay)."""
+        with self.lock:
+            self.custom.clear()
 
 
-def _cached(key: str) -> FiniteGroup | None:
-    with _LOCK:
-        g = _CACHE.get(key)
-        if g is None and key in _CUSTOM:
-            _CUSTOM.move_to_end(key)
-            g = _CUSTOM[key]
-        return g
+def _is_custom(key: str) -> bool:
+    return key.startswith(("perm:", "mat:"))
 
 
-def _store(key: str, g: FiniteGroup) -> None:
-    with _LOCK:
-        if key.startswith(("perm:", "mat:")):
-            _CUSTOM[key] = g
-            while len(_CUSTOM) > _CUSTOM_MAX:
-                _CUSTOM.popitem(last=False)
-        else:
-            _CACHE[key] = g
+CATALOG = GroupCatalog()  # the process's catalog (GroupCatalog's docstring says why one)
+
+
+def get_group(spec: str, band: int | None = None) -> FiniteGroup:
+    """The group named by `spec` (catalog names, products, point groups, `perm:`, `mat:`,
+    compact groups at `band`; module docstring), from the process's catalog: built once per
+    normalised spec.
+
+    >>> get_group("C2xC4").order, get_group("C2xC4") is get_group("C2 x C4")
+    (8, True)
+    """
+    return CATALOG.get(spec, band)
+
+
+def group_for_rep(spec: str, rep: object) -> FiniteGroup:
+    """The group named by `spec` for a representation text `rep`: a compact group's stand-in
+    for the band `rep` names (compact.band_of); any other group as `get_group(spec)`.
+
+        >>> group_for_rep("SO2", "A + E7").compact.stand_in, group_for_rep("C4", "E1").name
+        ('C15', 'C4')
+    """
+    from .compact import band_of
+
+    kind = compact_kind(normalise(spec)) if isinstance(spec, str) else None
+    if kind is None:
+        return get_group(spec)
+    return get_group(spec, band=band_of(kind, rep))  # type: ignore[arg-type]
 
 
 def _build_custom(key: str) -> FiniteGroup:
@@ -178,6 +266,7 @@ def listed_specs() -> list[str]:
     out += ["x".join(["C2"] * k) for k in range(2, C2_POWER_MAX + 1)]
     out += list(LISTED_PRODUCTS)
     out += pg.listed_names()
+    out += ["SO2", "O2", "SO3", "O3"]
     return out
 
 
@@ -186,7 +275,12 @@ def catalog_entries() -> list[dict]:
     out = []
     for spec in listed_specs():
         G = get_group(spec)
-        out.append({"name": G.name, "order": G.order, "family": G.family})
+        entry: dict = {"name": G.name, "order": G.order, "family": G.family}
+        if G.compact is not None:  # order: that of the default band's finite stand-in
+            from .compact import DESCRIPTION
+
+            entry["description"] = DESCRIPTION[G.compact.kind]
+        out.append(entry)
     return out
 
 
@@ -210,5 +304,8 @@ def catalog_help() -> str:
             "                  separated by commas, e.g. perm:(1,2)(3,4),(1,3); points 1..30",
             f"  {MAT_EXAMPLE}   matrix group: orthogonal generators separated by ';',",
             "                  entries like 0.5, -1, sqrt(3)/2, cos(2*pi/5)",
+            "  SO2 O2 SO3 O3   compact groups (also SO(2), O(3)); V band-limited: SO3/O3 in e3nn",
+            "                  notation (16x0e + 8x1o + 4x2e; SO3: 1x0 + 1x1), l <= 2; SO2: A, E1, E2 ...;",
+            "                  O2: A1, A2, E1 ... (k <= 50); computed through a finite stand-in",
         ]
     )

@@ -4,6 +4,18 @@ Element 0 is the identity. `table[a, b]` is the index of a*b. Groups are built b
 a set of generators (permutations or real matrices) under multiplication; for a
 permutation group, a*b is the map p -> a(b(p)) (functions compose right to left), so that
 permutation matrices form a homomorphism.
+
+The subgroup lattice (`G.lattice`, `G.subgroup_classes`) is built here, on first use, by
+`subgroups.SubgroupLattice.build(G, STANDARD)`. The import graph runs one way:
+`finite_group` imports `subgroups` (the lattice) and `standard` (the standard groups);
+`subgroups` and `identify` import nothing that imports this module (`FiniteGroup` is a type
+name there only), and the standard groups are built through the class they are handed
+(`StandardGroups(FiniteGroup)`, the one instance `STANDARD`). So the lattice's
+identification receives the standard groups explicitly, and nothing is registered at import.
+
+    >>> from eqattn.groups import get_group
+    >>> [c.name for c in get_group("C4").subgroup_classes]
+    ['C1', 'C2', 'C4']
 """
 
 from __future__ import annotations
@@ -16,18 +28,13 @@ import numpy as np
 
 from ..errors import LimitError
 from ..memo import Memo, memoized
+from .standard import StandardGroups
+from .subgroups import SubgroupClass, SubgroupLattice
 
-if TYPE_CHECKING:  # type names only: the lattice is built above this module (subgroups.py)
-    from .subgroups import SubgroupClass, SubgroupLattice
+if TYPE_CHECKING:
+    from .compact import CompactInfo
 
 MAX_ORDER = 500
-_LATTICE_BUILDER: list[Callable[["FiniteGroup"], "SubgroupLattice"]] = []  # set by subgroups.py
-
-
-def register_lattice_builder(build: Callable[["FiniteGroup"], "SubgroupLattice"]) -> None:
-    """subgroups.py hands its builder down here when imported (it imports this module, so
-    this module cannot import it without a cycle)."""
-    _LATTICE_BUILDER[:] = [build]
 
 
 def _closure(
@@ -92,6 +99,7 @@ class FiniteGroup:
     relabel: np.ndarray | None = None  # from_table: the table's element of each element (BFS order)
     factors: tuple["FiniteGroup", ...] = ()  # direct products: the factors
     components: np.ndarray | None = None  # direct products: (n, k) factor elements of each element
+    compact: "CompactInfo | None" = None  # a compact group's finite stand-in: what it stands for (compact.py)
     memo: Memo = field(default_factory=Memo, init=False, repr=False, compare=False)
 
     # ----- construction -------------------------------------------------------------
@@ -223,18 +231,43 @@ class FiniteGroup:
             g = int(self.parent[g])
         return w[::-1]
 
+    def small_generators(self, elems: np.ndarray) -> list[int]:
+        """A short generating list of the subgroup `elems` (greedy: elements of larger order first)."""
+        gens: list[int] = []
+        cur = np.array([0])
+        mask = np.zeros(self.order, dtype=bool)
+        mask[0] = True
+        target = elems.size
+        cand = sorted(elems.tolist(), key=lambda g: (-int(self.element_orders[g]), g))
+        for g in cand:
+            if cur.size == target:
+                break
+            if not mask[g]:
+                gens.append(int(g))
+                cur = self.generate(gens)
+                mask[:] = False
+                mask[cur] = True
+        return gens
+
     # ----- subgroup lattice (built lazily, cached) ------------------------------------
     @property
-    def lattice(self) -> "SubgroupLattice":
-        """Built once, under this group's own lock (threads building other groups go on)."""
+    def lattice(self) -> SubgroupLattice:
+        """`SubgroupLattice.build(self, STANDARD)`, once, under this group's own lock (threads
+        building other groups go on). The lattice's identification is handed the standard
+        groups (module docstring)."""
         lat = self.memo.find("lattice")
         if lat is None:
             with self.memo.get("lattice_lock", threading.RLock):  # one lock object wins (setdefault)
-                lat = self.memo.get("lattice", lambda: _LATTICE_BUILDER[0](self))
+                lat = self.memo.get("lattice", self._build_lattice)
         return lat  # type: ignore[return-value]
 
+    def _build_lattice(self) -> SubgroupLattice:
+        if self.compact is not None:  # pragma: no cover - a stand-in's pruned lattice is set when it is built
+            raise RuntimeError("a compact group's stand-in gets its pruned lattice from stand_in.compact_group")
+        return SubgroupLattice.build(self, STANDARD)
+
     @property
-    def subgroup_classes(self) -> tuple["SubgroupClass", ...]:
+    def subgroup_classes(self) -> tuple[SubgroupClass, ...]:
         return self.lattice.classes
 
 
@@ -250,20 +283,4 @@ def _blocks(n: int, block: Callable[[int], np.ndarray]) -> list[tuple[int, np.nd
     return out
 
 
-def small_generators(G: FiniteGroup, elems: np.ndarray) -> list[int]:
-    """A short generating list of the subgroup `elems` (greedy: elements of larger order first)."""
-    gens: list[int] = []
-    cur = np.array([0])
-    mask = np.zeros(G.order, dtype=bool)
-    mask[0] = True
-    target = elems.size
-    cand = sorted(elems.tolist(), key=lambda g: (-int(G.element_orders[g]), g))
-    for g in cand:
-        if cur.size == target:
-            break
-        if not mask[g]:
-            gens.append(int(g))
-            cur = G.generate(gens)
-            mask[:] = False
-            mask[cur] = True
-    return gens
+STANDARD = StandardGroups(FiniteGroup)  # the standard groups (standard.py), built through this class

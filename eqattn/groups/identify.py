@@ -14,12 +14,13 @@ The catalog group itself keeps its own labels (identity isomorphism).
 from __future__ import annotations
 
 import math
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
-from . import standard as st
-from .finite_group import FiniteGroup, small_generators
+if TYPE_CHECKING:  # type names only: the lattice (subgroups.py) hands in the standard groups
+    from .finite_group import FiniteGroup
+    from .standard import StandardGroups
 
 CATALOG_FAMILIES = {"cyclic", "dihedral", "Q8", "symmetric", "alternating", "product", "point"}
 _NODE_BUDGET = 200000
@@ -156,7 +157,7 @@ def _abelian_invariants(G: "FiniteGroup", elems: np.ndarray) -> tuple[int, ...]:
     return tuple(sorted(inv))
 
 
-def _candidates(inv: tuple) -> list["FiniteGroup"]:
+def _candidates(inv: tuple, st: "StandardGroups") -> list["FiniteGroup"]:
     m, abelian, _ = inv
     out: list[FiniteGroup] = [st.cyclic(m)]
     if abelian:
@@ -181,8 +182,9 @@ def _candidates(inv: tuple) -> list["FiniteGroup"]:
 class Identifier:
     """Identifies subgroups of one group G; remembers fallback types to number them."""
 
-    def __init__(self, G: "FiniteGroup", all_subgroups: list[np.ndarray]) -> None:
+    def __init__(self, G: "FiniteGroup", all_subgroups: list[np.ndarray], standard: "StandardGroups") -> None:
         self.G = G
+        self.standard = standard
         self.all_subgroups = all_subgroups
         self.fallbacks: list["FiniteGroup"] = []
         self.memo: dict[bytes, tuple[str, FiniteGroup, np.ndarray]] = {}
@@ -196,14 +198,14 @@ class Identifier:
     def _identify(self, elems: np.ndarray) -> tuple[str, "FiniteGroup", np.ndarray]:
         G = self.G
         inv = _invariants(G, elems)
-        for S in _candidates(inv):
+        for S in _candidates(inv, self.standard):
             if _std_invariants(S) != inv:
                 continue
             phi = find_isomorphism(S, G, elems)
             if phi is not None:
                 return S.name, S, phi
         if inv[1]:
-            S = st.abelian(_abelian_invariants(G, elems))
+            S = self.standard.abelian(_abelian_invariants(G, elems))
             phi = find_isomorphism(S, G, elems)
             if phi is not None:
                 return S.name, S, phi
@@ -241,7 +243,7 @@ class Identifier:
         _, N1, N2 = best
         n1, S1, phi1 = self.identify(N1)
         n2, S2, phi2 = self.identify(N2)
-        S = st.direct_product((S1, S2))
+        S = self.standard.direct_product((S1, S2))
         comps = S.components
         phi = G.table[phi1[comps[:, 0]], phi2[comps[:, 1]]]
         return S.name, S, phi
@@ -259,16 +261,18 @@ class Identifier:
         local = -np.ones(G.order, dtype=np.int64)
         local[elems] = np.arange(m)
         t_local = local[G.table[np.ix_(elems, elems)]]
-        gens = [int(local[g]) for g in small_generators(G, elems)]
-        S = FiniteGroup.from_table(name, t_local, gens, family="fallback")
+        gens = [int(local[g]) for g in G.small_generators(elems)]
+        S = self.standard.group_class.from_table(name, t_local, gens, family="fallback")
         self.fallbacks.append(S)
         phi = elems[S.relabel]
         return name, S, phi
 
 
-def identify_classes(G: "FiniteGroup", reps: list[np.ndarray], all_subgroups: list[np.ndarray] | None = None) -> list[tuple[str, "FiniteGroup", np.ndarray]]:
-    """(type name, standard group, isomorphism) for each class representative."""
-    ident = Identifier(G, all_subgroups if all_subgroups is not None else reps)
+def identify_classes(
+    G: "FiniteGroup", reps: list[np.ndarray], standard: "StandardGroups", all_subgroups: list[np.ndarray] | None = None
+) -> list[tuple[str, "FiniteGroup", np.ndarray]]:
+    """(type name, standard group of `standard`, isomorphism) for each class representative."""
+    ident = Identifier(G, all_subgroups if all_subgroups is not None else reps, standard)
     out = []
     for r in reps:
         if r.size == G.order and G.family in CATALOG_FAMILIES:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import math
 import re
-from functools import lru_cache
 
 import numpy as np
 
@@ -154,9 +153,9 @@ def canonical_name(spec: str) -> str | None:
     return None
 
 
-@lru_cache(maxsize=None)
 def point_group(name: str) -> FiniteGroup:
-    """The point group with canonical `name` (see `canonical_name`), built once."""
+    """The point group with canonical `name` (see `canonical_name`), built anew: the catalog
+    (`get_group`) keeps one per name."""
     gens, params = generators(name)
     return FiniteGroup.from_matrices(name, gens, family="point", params=params)
 

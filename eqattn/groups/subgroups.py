@@ -8,19 +8,28 @@ Canonical order of the classes (the stable ids): by order, then the type name, t
 number of conjugates, then the sorted element list of the representative. The
 representative of a class is its conjugate with the lexicographically smallest sorted
 element list (elements are numbered in the BFS order of the group's generators).
+
+`SubgroupLattice.build(G, standard)` is the one function that builds a lattice; the group
+calls it (`FiniteGroup.lattice`) and hands it the standard groups its subgroups are
+identified with. This module imports nothing that imports `finite_group` (see there).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
 from ..errors import InputError, LimitError
 from ..memo import Memo, memoized
-from .finite_group import FiniteGroup, register_lattice_builder, small_generators
 from .identify import identify_classes
+
+if TYPE_CHECKING:  # type names only (the group builds its lattice: module docstring)
+    from .finite_group import FiniteGroup
+    from .standard import StandardGroups
 
 MAX_SUBGROUPS = 20000
 MAX_CLASSES = 1000
@@ -95,7 +104,8 @@ class SubgroupLattice:
     memo: Memo = field(default_factory=Memo, init=False, repr=False, compare=False)
 
     @staticmethod
-    def build(G: "FiniteGroup") -> "SubgroupLattice":
+    def build(G: "FiniteGroup", standard: "StandardGroups") -> "SubgroupLattice":
+        """Every subgroup class of G, identified with the groups of `standard` (module docstring)."""
         n = G.order
         ct = G.conj_table
         located: dict[bytes, tuple[int, int]] = {}
@@ -158,7 +168,7 @@ class SubgroupLattice:
             K = raw[cid]["elements"]
             kmask = np.zeros(n, dtype=bool)
             kmask[K] = True
-            kgens = small_generators(G, K)
+            kgens = G.small_generators(K)
             for g in cyc_gens:
                 if kmask[g]:
                     continue
@@ -166,7 +176,7 @@ class SubgroupLattice:
                 if add(H):
                     heapq.heappush(heap, (H.size, len(raw) - 1))
 
-        ident = identify_classes(G, [r["elements"] for r in raw])
+        ident = identify_classes(G, [r["elements"] for r in raw], standard)
         order = sorted(
             range(len(raw)),
             key=lambda i: (
@@ -237,11 +247,42 @@ class SubgroupLattice:
         return [(c, s) for c in self.classes for s in c.conjugates]
 
 
+def prune_lattice(
+    lat: SubgroupLattice,
+    core: np.ndarray,
+    rename: Callable[[SubgroupClass], dict] | None = None,
+) -> SubgroupLattice:
+    """The lattice of the classes whose subgroups contain the normal subgroup `core`,
+    renumbered 0.. in their order (`core` first, G last); `rename(cls)` may replace a class's
+    display fields (name, type_name, std, phi).
+
+    A compact group's finite stand-in F keeps exactly these classes: the stabilisers of a
+    compact group's clusters contain G° (docs/theory-continuous.md, Lemma 1), and F ∩ G° is
+    `core`. A normal `core` lies in a subgroup iff it lies in each of its conjugates, so the
+    representative decides.
+
+        >>> from eqattn.groups import get_group
+        >>> G = get_group("D4")
+        >>> C4 = [c for c in G.subgroup_classes if c.name == "C4"][0]
+        >>> [c.name for c in prune_lattice(G.lattice, C4.elements).classes]
+        ['C4', 'D4']
+    """
+    G = lat.group
+    cmask = np.zeros(G.order, dtype=bool)
+    cmask[core] = True
+    if not cmask[G.conj_table[:, core]].all():
+        raise ValueError("prune_lattice needs a normal subgroup")
+    kept = [c for c in lat.classes if np.isin(core, c.elements).all()]
+    new_id = {c.id: i for i, c in enumerate(kept)}
+    classes = tuple(
+        dataclasses.replace(c, id=new_id[c.id], **(rename(c) if rename is not None else {})) for c in kept
+    )
+    located = {k: (new_id[cid], x) for k, (cid, x) in lat.located.items() if cid in new_id}
+    return SubgroupLattice(group=G, classes=classes, located=located)
+
+
 def _normalizer(G: "FiniteGroup", elems: np.ndarray) -> np.ndarray:
     mask = np.zeros(G.order, dtype=bool)
     mask[elems] = True
     conj = G.conj_table[:, elems]
     return np.nonzero(mask[conj].all(axis=1))[0]
-
-
-register_lattice_builder(SubgroupLattice.build)

@@ -141,7 +141,7 @@ def _intertwine(rho: np.ndarray, matrices: np.ndarray, element_of: np.ndarray, s
     rng = np.random.default_rng(seed)
     best: BasisChange | None = None
     for _ in range(3):  # a random M gives an invertible A with probability 1
-        A = np.einsum("gij,jk,glk->il", matrices, rng.normal(size=(n, n)), rho) / order
+        A = np.einsum("gij,jk,glk->il", matrices, rng.normal(size=(n, n)), rho, optimize=True) / order
         U, _, Vt = np.linalg.svd(A)
         Q = U @ Vt
         err = float(np.abs(matrices @ Q - Q @ rho).max())

@@ -1,5 +1,10 @@
 """Numerical verification of coverage verdicts (SPEC §4.5): sampled vanilla layers are
-G-equivariant, and every witness yields design weights with the same outputs."""
+G-equivariant, and every witness yields design weights with the same outputs.
+
+For a compact group's stand-in F (docs/theory-continuous.md §5) the equivariance of both
+layers is checked under F's generators and under Haar-random elements of the compact group
+itself, through V's matrices at any element (numeric/ambient.py): weights built from F are
+G-equivariant because Hom_F = Hom_G in the band, and this is where that is measured."""
 
 from __future__ import annotations
 
@@ -12,9 +17,14 @@ from ..attention.coverage import Verdict, check_coverage
 from ..attention.design import Design
 from ..attention.problem import Problem
 from ..errors import InputError, LimitError
+from .ambient import ambient_rep, compact_info
 from .construct import design_weights, expand_design, sample_vanilla
+from .haar import haar_elements
 from .reference import attention_from_blocks, reference_attention
 
+
+#: Haar samples of a compact group that `verify_design` checks equivariance under
+HAAR_SAMPLES = 16
 
 # Memory the weight construction may use (the Hom_K(V, W) bases dominate; SPEC §3).
 MAX_VERIFY_BYTES = 1 << 30
@@ -53,6 +63,7 @@ class VerifyReport:
     scenarios: int
     worst_rel_error: float
     worst_equivariance_error: float
+    haar_samples: int = 0  # compact groups: the random elements equivariance was checked under
 
     def to_json(self) -> dict:
         return {
@@ -60,41 +71,71 @@ class VerifyReport:
             "scenarios_verified": self.scenarios,
             "worst_rel_error": self.worst_rel_error,
             "worst_equivariance_error": self.worst_equivariance_error,
+            "haar_samples": self.haar_samples,
         }
 
 
-def equivariance_error(problem: Problem, f, X: np.ndarray) -> float:  # noqa: ANN001
-    """max_g |f(X rho(g)^T) - f(X) rho(g)^T| / |f(X)|."""
+def check_matrices(problem: Problem, samples: int, rng: np.random.Generator, kind: str | None = None) -> np.ndarray:
+    """V's matrices to check equivariance under: every element of a finite G; for a compact
+    group (the stand-in's kind, or `kind` for a finite group standing in for one) rho at F's
+    generators and at `samples` Haar-random elements (numeric/ambient.py).
+
+    >>> from eqattn.attention import Problem
+    >>> p = Problem.create("O3", "1x0e + 1x1o", 2, 1)
+    >>> rho = check_matrices(p, 5, np.random.default_rng(0))
+    >>> rho.shape[1:], len(rho) - len(p.group.generators)
+    ((4, 4), 5)
+    """
+    info = compact_info(problem.group)
+    kind = kind or (info.kind if info is not None else None)
+    if kind is None:
+        return problem.rho
+    amb = ambient_rep(problem.V, kind)
+    gens = problem.rho[list(problem.group.generators)]
+    return np.concatenate([gens, amb.matrices(haar_elements(kind, samples, rng))])
+
+
+def equivariance_error(problem: Problem, f, X: np.ndarray, rho: np.ndarray | None = None) -> float:  # noqa: ANN001
+    """max_g |f(X rho(g)^T) - f(X) rho(g)^T| / |f(X)| over `rho` (default: all of G)."""
     y = f(X)
     scale = max(np.abs(y).max(), 1e-300)
     worst = 0.0
-    for r in problem.rho:
+    for r in problem.rho if rho is None else rho:
         worst = max(worst, float(np.abs(f(X @ r.T) - y @ r.T).max() / scale))
     return worst
 
 
-def verify_scenario(problem: Problem, design: Design, c: Clustering, result, rng: np.random.Generator, tokens: int = 5) -> tuple[float, float]:  # noqa: ANN001
-    """(relative output error design vs vanilla, vanilla equivariance error)."""
+def verify_scenario(problem: Problem, design: Design, c: Clustering, result, rng: np.random.Generator, tokens: int = 5,  # noqa: ANN001
+                    rho: np.ndarray | None = None) -> tuple[float, float]:
+    """(relative output error design vs vanilla, equivariance error of both layers under
+    `rho`: all of G by default, see `check_matrices`)."""
     s = sample_vanilla(problem, c, result.options, rng)
     X = rng.normal(size=(tokens, problem.dim_v))
 
     def vanilla(x: np.ndarray) -> np.ndarray:
         return reference_attention(x, s.Wq, s.Wk, s.Wv, s.Wo)
 
-    eq = equivariance_error(problem, vanilla, X)
+    eq = equivariance_error(problem, vanilla, X, rho)
     w = design_weights(problem, design, result, s, c, rng)
     blocks = expand_design(problem, design, w)
     y0 = vanilla(X)
     y1 = attention_from_blocks(X, blocks)
     rel = float(np.abs(y1 - y0).max() / max(np.abs(y0).max(), 1e-12))
+    if rho is not None:  # a compact group: the design layer too, under the Haar samples
+        eq = max(eq, equivariance_error(problem, lambda x: attention_from_blocks(x, blocks), X, rho))
     return rel, eq
 
 
-def verify_design(problem: Problem, design: Design, seed: int = 0, verdicts: tuple[Verdict, ...] | None = None) -> VerifyReport:
+def verify_design(problem: Problem, design: Design, seed: int = 0, verdicts: tuple[Verdict, ...] | None = None,
+                  samples: int = HAAR_SAMPLES, kind: str | None = None) -> VerifyReport:
+    """Verify every covered clustering's witnesses (SPEC §4.5); for a compact group (or a
+    finite group standing in for `kind`) under F's generators and `samples` Haar samples."""
     check_verify_memory(problem, design)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) < 2**32:
         raise InputError("seed", f"must be a whole number from 0 to {2**32 - 1}, got {seed!r}")
     rng = np.random.default_rng(seed)
+    compact = kind is not None or compact_info(problem.group) is not None
+    rho = check_matrices(problem, samples, np.random.default_rng([int(seed), 1]), kind) if compact else None
     verdicts = verdicts if verdicts is not None else check_coverage(problem, design)
     worst = 0.0
     worst_eq = 0.0
@@ -104,11 +145,11 @@ def verify_design(problem: Problem, design: Design, seed: int = 0, verdicts: tup
             continue
         n_c += 1
         for r in v.witnesses:
-            rel, eq = verify_scenario(problem, design, v.clustering, r, rng)
+            rel, eq = verify_scenario(problem, design, v.clustering, r, rng, rho=rho)
             worst = max(worst, rel)
             worst_eq = max(worst_eq, eq)
             n_s += 1
-    return VerifyReport(n_c, n_s, worst, worst_eq)
+    return VerifyReport(n_c, n_s, worst, worst_eq, samples if compact else 0)
 
 
 def verify_clustering(problem: Problem, design: Design, clustering: int, seed: int = 0) -> dict:

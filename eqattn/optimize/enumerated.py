@@ -10,7 +10,10 @@ from __future__ import annotations
 import math
 import time
 
+import numpy as np
+
 from ..attention import Design, Problem
+from ..reps import irreps_of
 from .budget import Budget
 from .finish import Answer
 from .lazy import Context, Progress, lazy
@@ -33,10 +36,11 @@ def _warm_start(problem: Problem, ctx: Context, limits: ComputeLimits):  # noqa:
     space = ctx.space
     regular = Design.regular(problem, trimmed=True)
     triv = regular.orbits[0].sub
-    w = regular.orbits[0].head_dim
+    W = np.array(regular.orbits[0].W.mults, dtype=np.int64)  # C1: (w,); compact G: V|G° (Lemma 5)
     if space.values:
         cap = caps(problem, space, ctx.h, triv.id)
-        w = min(w, int(cap[0])) if cap is not None else 0
+        W = np.minimum(W, cap) if cap is not None else 0 * W
+    w = int(W @ np.asarray(irreps_of(triv).dims, dtype=np.int64))
     # (the capped width w, not min(d, dim V), is what the head-dimension limit sees)
     warm_ok = (
         (limits.max_heads is None or regular.heads <= limits.max_heads) and (limits.max_head_dim is None or w <= limits.max_head_dim)
@@ -49,7 +53,7 @@ def _warm_start(problem: Problem, ctx: Context, limits: ComputeLimits):  # noqa:
     )
     warm: dict[int, int] | None = {}
     if space.values:
-        warm = {i: problem.heads for i, t in enumerate(table.types) if t.sub == triv.id and t.W == (w,)}
+        warm = {i: problem.heads for i, t in enumerate(table.types) if t.sub == triv.id and tuple(t.W) == tuple(W.tolist())}
         if warm_ok and (not warm or ctx.separate(table, warm, 1)):
             raise RuntimeError("internal error: the (capped) regular design does not cover every scenario")
         if not warm_ok:

@@ -19,8 +19,7 @@ import time
 from ..attention import Design, Problem
 from ..attention.clusterings import require_checkable
 from ..attention.coverage import uses_symbolic
-from ..attention.problem import positive_int
-from ..errors import InputError, LimitError
+from ..errors import InputError, LimitError, whole_number
 from . import search as search_module
 from . import solver
 from .budget import Budget
@@ -101,7 +100,7 @@ def _check_objective(problem: Problem, objective: object) -> None:
 
 
 def _optional(value: object, field: str) -> int | None:
-    return None if value is None else positive_int(value, field)
+    return None if value is None else whole_number(value, field, text=True)
 
 
 def optimize(

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from ..groups import FiniteGroup
 from .element_words import coset_action, cycles, element_words, irrep_words, subgroup_words
+from .compact_labels import in_band
 from .irreps import irreps_of
+from .rep import presets_of
 
 
 def _irreps_json(sub, with_characters: bool = False) -> list[dict]:  # noqa: ANN001
@@ -13,12 +15,64 @@ def _irreps_json(sub, with_characters: bool = False) -> list[dict]:  # noqa: ANN
     out = []
     K = sub.elements
     for i, lab in enumerate(irr.labels):
-        item = {"label": lab, "dim": int(irr.dims[i]), "type": irr.types[i],
-                "description": irrep_words(irr.chars[i, K], int(irr.dims[i]), irr.types[i], int(sub.order), sub.std.family, lab)}
+        if not in_band(lab):
+            continue  # a compact group's stand-in: slots outside the band are never shown
+        words = (compact_irrep_words(sub.std.compact, lab) if sub.std.compact is not None else
+                 irrep_words(irr.chars[i, K], int(irr.dims[i]), irr.types[i], int(sub.order), sub.std.family, lab))
+        item = {"label": lab, "dim": int(irr.dims[i]), "type": irr.types[i], "description": words}
         if with_characters:
             item["character"] = [round(float(irr.chars[i, c[0]]), 6) + 0.0 for c in G.conjugacy_classes]
         out.append(item)
     return out
+
+
+def compact_irrep_words(info, label: str) -> str:  # noqa: ANN001 - CompactInfo
+    """A compact group's irrep in words, e.g. `l = 1, odd under the inversion (a vector)`.
+
+    >>> from eqattn.groups.compact import CompactInfo
+    >>> compact_irrep_words(CompactInfo("O3", 2), "1e"), compact_irrep_words(CompactInfo("SO2", 2), "E2")
+    ('l = 1, even under the inversion (a pseudovector)', 'rotation by 2θ (complex type)')
+    """
+    a, p = info.irrep(label)
+    if info.planar:
+        if a == 0:
+            return "trivial" if p > 0 else "the determinant (-1 on reflections)"
+        return f"rotation by {a if a > 1 else ''}θ" + (" (complex type)" if info.kind == "SO2" else ", reflections act as reflections")
+    named = {(0, 1): "a scalar", (0, -1): "a pseudoscalar", (1, -1): "a vector", (1, 1): "a pseudovector",
+             (0, 0): "a scalar", (1, 0): "a vector"}
+    tail = f" ({named[(a, p)]})" if (a, p) in named else ""
+    if p == 0:
+        return f"l = {a}, dimension {2 * a + 1}{tail}"
+    return f"l = {a}, {'even' if p > 0 else 'odd'} under the inversion{tail}"
+
+
+def compact_json(G: FiniteGroup) -> dict | None:
+    """What a compact group stands on: kind, description, Γ, the band and the finite stand-in
+    (docs/theory-continuous.md §5); None for a finite group.
+
+    >>> from eqattn.groups import get_group
+    >>> compact_json(get_group("SO3", band=1))["stand_in"]
+    'O'
+    """
+    info = G.compact
+    if info is None:
+        return None
+    from ..groups.compact import DESCRIPTION
+
+    return {"kind": info.kind, "description": DESCRIPTION[info.kind], "component_group": info.gamma,
+            "identity_component": info.identity_component, "band": info.band, "band_text": info.band_text,
+            "stand_in": info.stand_in, "stand_in_order": G.order, "labels": list(info.labels),
+            "irreps": {lab: list(info.irrep(lab)) for lab in info.labels}}
+
+
+def _subgroup_description(G: FiniteGroup, c) -> str:  # noqa: ANN001
+    """What a subgroup class is, in words; a compact group's classes by what they stand for."""
+    if G.compact is None:
+        return subgroup_words(G, c.elements, _class_generators(c))
+    from ..groups.compact import DESCRIPTION
+
+    tail = " (the identity component G°)" if c.order < G.order else ""
+    return DESCRIPTION[c.type_name] + tail
 
 
 def _class_generators(K) -> list[int]:  # noqa: ANN001
@@ -38,9 +92,12 @@ def group_json(G: FiniteGroup) -> dict:
     """
     top = G.subgroup_classes[-1]
     presets = ["trivial", "regular"] + (["vector"] if G.matrices is not None else []) + ["perm:<subgroup>"]
+    if G.compact is not None:
+        presets = list(presets_of(top))
     return {
         "name": G.name,
         "order": G.order,
+        "compact": compact_json(G),
         "classes": [{"size": int(c.size), "order": int(G.element_orders[c[0]]), "rep": int(c[0])} for c in G.conjugacy_classes],
         "irreps": _irreps_json(top, with_characters=True),
         "presets": presets,
@@ -56,7 +113,7 @@ def group_json(G: FiniteGroup) -> dict:
                 "conjugates": c.size,
                 "normal": c.is_normal,
                 "irreps": _irreps_json(c),
-                "description": subgroup_words(G, c.elements, _class_generators(c)),
+                "description": _subgroup_description(G, c),
                 "coset_action": coset_action(G, c.elements),
             }
             for c in G.subgroup_classes
@@ -125,6 +182,8 @@ def character_table_json(sub) -> dict:  # noqa: ANN001
         classes.append({"size": int(len(c)), "order": int(S.element_orders[int(c[0])]), "rep": _element_json(G, g)})
     rows = []
     for i, lab in enumerate(irr.labels):
+        if not in_band(lab):
+            continue
         values = irr.std.real_chars[i].values
         rows.append({
             "label": lab,
@@ -215,6 +274,8 @@ def restrictions_json(G: FiniteGroup, rep_text: str) -> dict:
         irr = irreps_of(K)
         items = []
         for i, lab in enumerate(irr.labels):
+            if not in_band(lab):
+                continue
             tau = Rep(K, tuple(int(j == i) for j in range(len(irr))))
             items.append({"label": lab, "dim": int(irr.dims[i]), "multiplicity": int(VK.mults[i]),
                           "params_per_copy": 4 * VK.hom_dim(tau)})

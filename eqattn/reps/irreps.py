@@ -10,6 +10,7 @@ import numpy as np
 
 from ..memo import Memo, memoized
 from .characters import E_OF_TYPE, RealCharacter, real_characters
+from .compact_labels import compact_labels, compact_order
 from .labels import display_order, label_irreps
 from .matrices import commutant_basis, regular_irrep_matrices
 
@@ -40,6 +41,10 @@ def standard_irreps(S: "FiniteGroup") -> StandardIrreps:
 
 def _standard_irreps(S: "FiniteGroup") -> StandardIrreps:
     chars = list(real_characters(S))
+    if S.compact is not None:
+        labels = compact_labels(S, chars)
+        order = compact_order(S, labels)
+        return StandardIrreps(S, tuple(labels[i] for i in order), tuple(chars[i] for i in order))
     labels = product_labels(S, chars) if S.family == "product" and S.factors else label_irreps(S, chars)
     order = display_order(S, labels, chars)
     return StandardIrreps(S, tuple(labels[i] for i in order), tuple(chars[i] for i in order))

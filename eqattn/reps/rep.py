@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Iterable
 import numpy as np
 
 from ..errors import InputError, LimitError
+from .compact_labels import in_band
 from .irreps import IrrepSet, irreps_of
 
 if TYPE_CHECKING:
@@ -128,6 +129,11 @@ def preset_character(sub: "SubgroupClass", name: str, field: str = "rep") -> np.
     K = sub.elements
     out = np.zeros(G.order)
     low = name.strip()
+    if low in ("regular", "perm") or low.startswith("perm:"):
+        if G.compact is not None:
+            raise InputError(field, f"{G.name} is a compact group: it has no regular or permutation "
+                             "representation of finite dimension; write V in its irreps, e.g. "
+                             + " + ".join(f"1x{l}" if l[0].isdigit() else l for l in G.compact.labels[:2]))
     if low == "trivial":
         out[K] = 1.0
     elif low == "regular":
@@ -173,7 +179,10 @@ def parse_rep(text: str, sub: "SubgroupClass", field: str = "rep") -> Rep:
             chi = preset_character(sub, lab, field)
         except KeyError:
             raise InputError(field, unknown_term(sub, lab)) from None
-        mults += k * np.array(decompose(sub, chi, field).mults)
+        part = np.array(decompose(sub, chi, field).mults)
+        if sub.group.compact is not None and any(part[i] for i, l in enumerate(irr.labels) if not in_band(l)):
+            raise InputError(field, f"{lab!r} uses irreps outside the band of this problem ({sub.group.compact.band_text}, set by V)")
+        mults += k * part
     return Rep(sub, tuple(int(x) for x in mults))
 
 
@@ -183,6 +192,8 @@ _GLUED = re.compile(r"^(\d+)(\S.*)$")
 
 def presets_of(sub: "SubgroupClass") -> tuple[str, ...]:
     """The presets a representation of `sub` may use (vector: G is a matrix group; perm: K = G)."""
+    if sub.group.compact is not None:
+        return ("trivial", "vector")
     out = ["trivial", "regular"]
     if sub.group.matrices is not None:
         out.append("vector")
@@ -205,6 +216,10 @@ def unknown_term(sub: "SubgroupClass", lab: str) -> str:
     """
     irr = irreps_of(sub)
     text = lab.strip()
+    if sub.group.compact is not None:
+        why = compact_unknown(sub, text)
+        if why:
+            return why
     num = _NUMBERISH.match(text)
     if num and not num.group(1).isdigit():
         good = num.group(2) if _lookup(irr, num.group(2)) is not None else irr.labels[-1]
@@ -216,9 +231,36 @@ def unknown_term(sub: "SubgroupClass", lab: str) -> str:
                 f"(a multiplicity is written {glued.group(1)}x before the irrep)")
     import difflib
 
-    close = difflib.get_close_matches(text, [*irr.labels, "trivial", "regular"], n=1, cutoff=0.6)
+    labels = [lab for lab in irr.labels if in_band(lab)]
+    close = difflib.get_close_matches(text, [*labels, *presets_of(sub)[:2]], n=1, cutoff=0.6)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
-    return f"unknown irrep {text!r} of {sub.name}{hint}; irreps: {', '.join(irr.labels)}; presets: {', '.join(presets_of(sub))}"
+    return f"unknown irrep {text!r} of {sub.name}{hint}; irreps: {', '.join(labels)}; presets: {', '.join(presets_of(sub))}"
+
+
+def compact_unknown(sub: "SubgroupClass", text: str) -> str | None:
+    """Why `text` is not an irrep of a compact group's class, when it looks like one: outside
+    the band, a parity on SO3, a missing parity on O3. None otherwise.
+
+        >>> from eqattn.groups import get_group
+        >>> compact_unknown(get_group("O3", band=1).subgroup_classes[-1], "2e")
+        "irrep '2e' is outside the band of this problem (degrees l <= 1, set by V's largest irrep); the irreps of O3 here: 0e, 0o, 1o, 1e"
+    """
+    info = sub.group.compact
+    assert info is not None
+    kind = sub.type_name
+    labs = [l for l in irreps_of(sub).labels if in_band(l)]
+    lab = text.replace(" ", "")
+    m = re.fullmatch(r"(\d+)([eo]?)", lab) if kind in ("SO3", "O3") else re.fullmatch(r"(?:E(\d+)|A[12]?)", lab)
+    if m is None:
+        return None
+    if kind == "SO3" and m.group(2):
+        return f"SO3 irreps carry no parity: write {m.group(1)!r} for {lab!r} (O3 has {lab!r}); the irreps here: {', '.join(labs)}"
+    if kind == "O3" and not m.group(2):
+        return f"O3 irreps carry a parity: write '{lab}e' or '{lab}o' (e3nn notation); the irreps here: {', '.join(labs)}"
+    if kind in ("SO2", "O2") and lab.startswith("A") and lab not in labs:
+        return f"{kind}'s one-dimensional irreps are {', '.join(l for l in labs if l.startswith('A'))}; the irreps here: {', '.join(labs)}"
+    return (f"irrep {lab!r} is outside the band of this problem ({info.band_text}, set by V's largest irrep); "
+            f"the irreps of {kind} here: {', '.join(labs)}")
 
 
 def _multiplicity(digits: str | None, term: str, field: str) -> int:
@@ -250,6 +292,8 @@ def _split_terms(text: str) -> list[str]:
 
 def _lookup(irr: IrrepSet, lab: str) -> int | None:
     lab = lab.replace(" ", "")
+    if not in_band(lab):
+        return None
     if lab in irr.labels:
         return irr.labels.index(lab)
     low = [i for i, l in enumerate(irr.labels) if l.lower() == lab.lower()]
@@ -257,7 +301,9 @@ def _lookup(irr: IrrepSet, lab: str) -> int | None:
 
 
 def format_rep(rep: Rep) -> str:
-    """The one text notation: `2xA1 + E1`, irreps in display order; `0` for the zero rep."""
+    """The one text notation: `2xA1 + E1`, irreps in display order; `0` for the zero rep.
+    Labels that start with a digit (e3nn's `0e`, `1o`) always carry their multiplicity:
+    `1x0e + 2x1o`, as e3nn writes them."""
     labels = rep.irreps.labels
-    terms = [(lab if k == 1 else f"{k}x{lab}") for lab, k in zip(labels, rep.mults) if k]
+    terms = [(lab if k == 1 and not lab[0].isdigit() else f"{k}x{lab}") for lab, k in zip(labels, rep.mults) if k]
     return " + ".join(terms) if terms else "0"

@@ -22,11 +22,14 @@ representation of D4 twice (each copy holds E1 twice, so V has 4xE1)::
     >>> torch.allclose(layer(x @ R.T), layer(x) @ R.T)
     True
 
-and e3nn's real spherical-harmonic basis restricted to O_h::
+e3nn's features of O(3) (the compact group, through its finite stand-in) or restricted to a
+point group::
 
-    >>> G, V, change = from_e3nn("8x0e + 8x1o", "Oh")
+    >>> G, V, change = from_e3nn("8x0e + 8x1o")
     >>> G.name, str(V)
-    ('Oh', '8xA1g + 8xT1u')
+    ('O3', '8x0e + 8x1o')
+    >>> str(from_e3nn("8x0e + 8x1o", "Oh")[1])
+    '8xA1g + 8xT1u'
 
 The transformer-block modules (:mod:`eqattn.torch.linear`, ``norm``, ``encoder``, ...) take
 the same changes as ``basis=``: :class:`Coordinates` carries a token row between the user's
@@ -45,12 +48,14 @@ import numpy as np
 
 from eqattn.errors import InputError
 from eqattn.groups import FiniteGroup, get_group
+from eqattn.groups.compact import check_band, compact_kind
+from eqattn.groups.parse import normalise
 from eqattn.numeric.basis import BasisChange, basis_from_elements, identify_rep
 from eqattn.reps import Rep, decompose
 
 from .exact import ExactBuffers
 
-__all__ = ["from_escnn", "to_escnn", "from_e3nn", "Coordinates", "NoBasis", "coordinates"]
+__all__ = ["from_escnn", "to_escnn", "from_e3nn", "to_e3nn", "Coordinates", "NoBasis", "coordinates"]
 
 
 def _escnn_group_name(group: Any) -> str:
@@ -147,34 +152,101 @@ def to_escnn(G: FiniteGroup, V: Rep, gspace: Any = None) -> tuple[Any, BasisChan
     return field_type, basis_from_elements(G, V.matrices(), mats)
 
 
-def from_e3nn(irreps: Any, group: str | FiniteGroup = "Oh") -> tuple[FiniteGroup, Rep, BasisChange]:
-    """``(G, V, change)`` for e3nn ``Irreps`` (or their text, ``"8x0e + 8x1o"``) restricted to a
-    finite point group ``G`` of the catalog (its ``vector`` matrices in O(3)).
-
-    ``change.matrices[g] = irreps.D_from_matrix(R_g)``, e3nn's real basis (``1o`` in the order
-    y, z, x); ``rho_e3nn(g) = Q rho_eqattn(g) Q^T``.
-
-    >>> G, V, change = from_e3nn("1o", "Oh")
-    >>> str(V), change.error < 1e-10
-    ('T1u', True)
-    """
-    import torch
+def _e3nn_irreps(irreps: Any) -> Any:
     from e3nn import o3
 
-    G = group if isinstance(group, FiniteGroup) else get_group(group)
-    if G.matrices is None or np.asarray(G.matrices).shape[1:] != (3, 3):
-        raise InputError("group", f"{G.name} is not a point group given by 3x3 matrices")
-    ir = o3.Irreps(irreps)
-    R = torch.as_tensor(np.asarray(G.matrices), dtype=torch.float64)
+    try:
+        ir = o3.Irreps(irreps)
+    except (ValueError, TypeError, AssertionError) as e:
+        raise InputError("irreps", f"e3nn Irreps or their text, such as '16x0e + 8x1o + 4x2e'; got {irreps!r} ({e})") from None
+    if ir.dim == 0:
+        raise InputError("irreps", f"V must be non-zero; got {irreps!r}")
+    return ir
+
+
+def _e3nn_matrices(ir: Any, R: np.ndarray) -> np.ndarray:
+    """e3nn's ``ir.D_from_matrix`` at the orthogonal 3x3 matrices R, in float64."""
+    import torch
+
     default = torch.get_default_dtype()
     torch.set_default_dtype(torch.float64)  # e3nn builds its angle tensors in the default dtype
     try:
-        mats = ir.D_from_matrix(R).detach().numpy().astype(np.float64)
+        return ir.D_from_matrix(torch.as_tensor(np.asarray(R), dtype=torch.float64)).detach().numpy().astype(np.float64)
     finally:
         torch.set_default_dtype(default)
+
+
+def _e3nn_group(ir: Any, group: str | FiniteGroup) -> FiniteGroup:
+    """The compact group's stand-in for the irreps' band (SO3, O3), or a finite point group."""
+    if isinstance(group, FiniteGroup):
+        G = group
+    elif not isinstance(group, str):
+        raise InputError("group", f"a group name such as 'O3', 'SO3' or 'Oh', got {type(group).__name__}")
+    else:
+        kind = compact_kind(normalise(group))
+        if kind in ("SO2", "O2"):
+            raise InputError("group", f"e3nn's irreps are representations of O(3): use O3, SO3 or a point group, not {group}")
+        if kind is not None:
+            check_band(kind, ir.lmax, "irreps")
+            return get_group(kind, band=ir.lmax)
+        G = get_group(group)
+    if G.matrices is None or np.asarray(G.matrices).shape[1:] != (3, 3):
+        raise InputError("group", f"{G.name} is not a point group given by 3x3 matrices")
+    return G
+
+
+def from_e3nn(irreps: Any, group: str | FiniteGroup = "O3") -> tuple[FiniteGroup, Rep, BasisChange]:
+    """``(G, V, change)`` for e3nn ``Irreps`` (or their text, ``"16x0e + 8x1o + 4x2e"``).
+
+    ``group`` is ``"O3"`` (the default) or ``"SO3"``: the compact group, computed through its
+    finite stand-in for the irreps' band (``G.compact``; V in the compact notation, parity
+    dropped for SO3); or a finite point group of the catalog (``"Oh"``: e3nn's features
+    restricted to it). ``change.matrices[f] = irreps.D_from_matrix(R_f)`` at the stand-in's
+    elements, and ``rho_e3nn(g) = Q rho_eqattn(g) Q^T`` then holds at EVERY element g of the
+    compact group, with ``rho_eqattn`` V's matrices at any element
+    (:func:`eqattn.numeric.ambient.ambient_rep`): both sides are representations of G in the
+    band that agree on the stand-in, where Hom equals Hom over G.
+
+    >>> G, V, change = from_e3nn("16x0e + 8x1o + 4x2e")
+    >>> G.name, G.compact.stand_in, str(V), change.Q.shape, change.error < 1e-10
+    ('O3', 'Ih', '16x0e + 8x1o + 4x2e', (60, 60), True)
+    >>> str(from_e3nn("1x0e + 1x1o", "SO3")[1]), str(from_e3nn("1o", "Oh")[1])
+    ('1x0 + 1x1', 'T1u')
+    """
+    ir = _e3nn_irreps(irreps)
+    G = _e3nn_group(ir, group)
+    mats = _e3nn_matrices(ir, np.asarray(G.matrices))
     chi = np.trace(mats, axis1=1, axis2=2)
     V = decompose(G.subgroup_classes[-1], chi, field="irreps")
     return G, V, basis_from_elements(G, V.matrices(), mats)
+
+
+def to_e3nn(G: FiniteGroup, V: Rep) -> tuple[Any, BasisChange]:
+    """e3nn ``Irreps`` carrying V of the compact group SO3 or O3 (V's irreps in display order
+    with their multiplicities; SO3's ``l`` as ``l`` with parity ``(-1)^l``, the spherical
+    harmonics') and the change of basis: ``rho_e3nn(g) = Q rho_eqattn(g) Q^T``.
+
+    >>> import eqattn
+    >>> G = eqattn.group("O3")
+    >>> irreps, change = to_e3nn(G, eqattn.rep(G, "2x0e + 1x1o + 1x2e"))
+    >>> str(irreps), change.Q.shape
+    ('2x0e+1x1o+1x2e', (10, 10))
+    """
+    from e3nn import o3
+
+    info = getattr(G, "compact", None)
+    if info is None or info.kind not in ("SO3", "O3"):
+        raise InputError("group", f"{G.name}: only the compact groups SO3 and O3 have e3nn irreps")
+    if V.sub.order != G.order:
+        raise InputError("rep", f"V must be a representation of all of {G.name}, not of {V.sub.name}")
+    terms = []
+    for label, m in zip(V.irreps.labels, V.mults):
+        if m:
+            l, parity = info.irrep(label)
+            terms.append((int(m), (int(l), parity if parity else (-1) ** int(l))))
+    ir = o3.Irreps(terms)
+    mats = _e3nn_matrices(ir, np.asarray(G.matrices))
+    return ir, basis_from_elements(G, V.matrices(), mats)
 
 
 

@@ -9,7 +9,7 @@ from hypothesis import strategies as hst
 
 from eqattn.attention import Design, Problem, check_coverage, clusterings, count_clusterings
 from eqattn.attention.coverage import check_scenario, scenarios
-from eqattn.groups import standard as st
+from eqattn.groups import STANDARD as st
 from eqattn.numeric import verify_design
 from eqattn.reps import Rep, irreps
 

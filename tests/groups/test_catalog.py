@@ -193,11 +193,11 @@ def test_catalog_entries():
     names = [e["name"] for e in entries]
     assert len(names) == len(set(names))
     for e in entries:
-        assert set(e) == {"name", "order", "family"}
+        assert set(e) == {"name", "order", "family"} | ({"description"} if e["family"] == "compact" else set())
         G = get_group(e["name"])
         assert (G.name, G.order, G.family) == (e["name"], e["order"], e["family"])
     fams = {e["family"] for e in entries}
-    assert {"cyclic", "dihedral", "Q8", "alternating", "symmetric", "product", "point"} <= fams
+    assert {"cyclic", "dihedral", "Q8", "alternating", "symmetric", "product", "point", "compact"} <= fams
     for must in ("C1", "C4", "D4", "Q8", "A5", "S4", "C2xC2", "C2xC4", "Oh", "Ih", "C4v", "D3h", "D2d", "pg:S4"):
         assert must in names, must
 

@@ -8,7 +8,6 @@ import threading
 import pytest
 
 from eqattn.groups import catalog
-from eqattn.groups import finite_group
 from eqattn.groups.finite_group import FiniteGroup
 from eqattn.groups.subgroups import SubgroupLattice
 
@@ -25,21 +24,20 @@ def test_a_slow_custom_group_does_not_block_a_catalog_group(monkeypatch):
 
     monkeypatch.setattr(catalog, "_build_custom", slow)
     spec = "perm:(1,2,3,4,5,6,7)"
-    catalog._CUSTOM.pop(spec, None)
-    catalog._CACHE.pop("D11", None)
-    waiting = threading.Thread(target=catalog.get_group, args=(spec,))
+    cat = catalog.GroupCatalog()
+    waiting = threading.Thread(target=cat.get, args=(spec,))
     waiting.start()
     try:
         assert entered.wait(30)
         got: list = []
-        other = threading.Thread(target=lambda: got.append(catalog.get_group("D11")))
+        other = threading.Thread(target=lambda: got.append(cat.get("D11")))
         other.start()
         other.join(30)  # finishes while the custom group is still held up
         assert got and got[0].order == 22 and not release.is_set()
     finally:
         release.set()
         waiting.join(30)
-    assert catalog.get_group(spec).order == 7
+    assert cat.get(spec).order == 7
 
 
 def test_same_group_is_built_once_by_concurrent_callers(monkeypatch):
@@ -51,9 +49,9 @@ def test_same_group_is_built_once_by_concurrent_callers(monkeypatch):
         return real(key)
 
     monkeypatch.setattr(catalog, "_build", counted)
-    catalog._CACHE.pop("D13", None)
+    cat = catalog.GroupCatalog()
     out: list = []
-    threads = [threading.Thread(target=lambda: out.append(catalog.get_group("D13"))) for _ in range(6)]
+    threads = [threading.Thread(target=lambda: out.append(cat.get("D13"))) for _ in range(6)]
     for t in threads:
         t.start()
     for t in threads:
@@ -68,13 +66,13 @@ def test_a_slow_lattice_does_not_block_another_groups_lattice(monkeypatch):
     entered = threading.Event()
     real = SubgroupLattice.build
 
-    def build(G):  # noqa: ANN001, ANN202
+    def build(G, standard):  # noqa: ANN001, ANN202
         if G is slow_group:
             entered.set()
             assert release.wait(30)
-        return real(G)
+        return real(G, standard)
 
-    monkeypatch.setattr(finite_group, "_LATTICE_BUILDER", [build])
+    monkeypatch.setattr(SubgroupLattice, "build", staticmethod(build))
     t = threading.Thread(target=lambda: slow_group.lattice)
     t.start()
     try:
@@ -92,5 +90,6 @@ def test_a_slow_lattice_does_not_block_another_groups_lattice(monkeypatch):
 
 @pytest.mark.parametrize("spec", ["C2", "perm:(1,2)"])
 def test_no_build_locks_are_left_behind(spec):
-    catalog.get_group(spec)
-    assert spec not in catalog._BUILDING
+    cat = catalog.GroupCatalog()
+    cat.get(spec)
+    assert not cat.building

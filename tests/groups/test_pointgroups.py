@@ -13,7 +13,7 @@ import pytest
 
 from eqattn.groups import get_group
 from eqattn.groups import pointgroups as pg
-from eqattn.groups import standard as st
+from eqattn.groups import STANDARD as st
 
 GAP = json.loads((Path(__file__).resolve().parents[1] / "data" / "gap_reference.json").read_text())["groups"]
 N = range(2, pg.N_MAX + 1)

@@ -65,7 +65,7 @@ def test_evicted_custom_groups_are_freed():
     specs = [f"perm:({a},{b},{c}),({b},{c})({d},{e},{f},{g})" for a, b, c, d, e, f, g in combinations(range(1, 12), 7)][:100]
     assert len(set(specs)) == 100
     assert get_group(specs[0]).subgroup_classes[-1].std.family == "fallback"
-    catalog._CUSTOM.clear()
+    catalog.CATALOG.forget_custom()
     before, held = _live(), _live("custom") + _live("fallback")  # what other tests still hold
     for spec in specs:
         G = get_group(spec)
@@ -74,9 +74,9 @@ def test_evicted_custom_groups_are_freed():
         assert irreps(G).labels
     del G, p
     custom, fallback = _live("custom"), _live("fallback")
-    assert custom <= held + catalog._CUSTOM_MAX, f"{custom} custom groups alive; the catalog keeps {catalog._CUSTOM_MAX}"
-    assert fallback <= held + catalog._CUSTOM_MAX, f"{fallback} fallback groups alive for {custom} custom groups"
-    assert _live() <= before + 2 * catalog._CUSTOM_MAX
-    catalog._CUSTOM.clear()
+    assert custom <= held + catalog.CATALOG.custom_max, f"{custom} custom groups alive; the catalog keeps {catalog.CATALOG.custom_max}"
+    assert fallback <= held + catalog.CATALOG.custom_max, f"{fallback} fallback groups alive for {custom} custom groups"
+    assert _live() <= before + 2 * catalog.CATALOG.custom_max
+    catalog.CATALOG.forget_custom()
     assert _live("custom") + _live("fallback") <= held
     assert _live() <= before + 4  # what identification needed: C4, C6, ...

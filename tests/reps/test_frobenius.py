@@ -5,7 +5,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as hst
 
-from eqattn.groups import standard as st
+from eqattn.groups import STANDARD as st
 from eqattn.reps import Rep, conjugate_character, decompose, induce_character, irreps_of
 
 GROUPS = [

@@ -4,7 +4,7 @@ sum dim^2/e = |G|; standard labels (README: irrep labels)."""
 import numpy as np
 import pytest
 
-from eqattn.groups import standard as st
+from eqattn.groups import STANDARD as st
 from eqattn.reps import irreps, irreps_of
 from eqattn.reps.matrices import commutant_basis
 

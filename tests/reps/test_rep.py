@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from eqattn.errors import InputError
-from eqattn.groups import standard as st
+from eqattn.groups import STANDARD as st
 from eqattn.reps import Rep, decompose, format_rep, irreps, parse_rep
 
 

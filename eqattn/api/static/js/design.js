@@ -10,6 +10,11 @@ import { readMults, setStepperErrors, clearStepperErrors, checkSteppers, renderR
 import { orbitDotsSvg } from "./draw.js";
 import { $, h, fmt, plural } from "./util.js";
 
+// |K| for a finite group; a compact group's K is infinite, so its index [G:K] instead
+function subgroupSize(s) {
+  return model.group && model.group.compact ? `[G:K] = ${s.index}` : `|K| = ${s.order}`;
+}
+
 // The live counts answer the design as it is now (not an earlier one still on its way out).
 export function countsFresh() {
   return !!model.counts && model.countsKey === designKey(model.state);
@@ -26,7 +31,7 @@ export function renderPalette() {
                            (s.conjugates > 1 ? `; K has ${s.conjugates} conjugates` : ""),
                     onclick: () => addOrbit(s.id) },
         h("span", { class: "pl-name", text: `G/${s.name}` }),
-        h("span", { class: "pl-meta", text: `|K| = ${s.order} · ${plural(s.index, "head")}` }),
+        h("span", { class: "pl-meta", text: `${subgroupSize(s)} · ${plural(s.index, "head")}` }),
         s.description ? h("span", { class: "pl-desc", text: `K = ${s.description}` }) : null),
       h("button", { type: "button", class: "pl-inspect", "aria-label": `Inspect subgroup ${s.name}`,
                     title: `What is ${s.name}? Generators, elements, normaliser, irreps`, text: "i",
@@ -97,7 +102,7 @@ export function renderCards() {
     if (s) {
       sub.append(h("button", { type: "button", class: "linkish", "aria-label": `Inspect subgroup ${s.name} of orbit ${i + 1}`,
                                title: `What is ${s.name}?${s.description ? ` ${s.description}` : ""}`, text: `K = ${s.name}`, onclick: () => openInspector(s.id) }),
-                 `${s.name !== s.type ? ` ≅ ${s.type}` : ""} · |K| = ${s.order}`);
+                 `${s.name !== s.type ? ` ≅ ${s.type}` : ""} · ${subgroupSize(s)}`);
       card.querySelector(".card-dots").append(orbitDotsSvg(s.index));
     } else sub.textContent = "unknown subgroup";
     const steppers = card.querySelector(".card-steppers");

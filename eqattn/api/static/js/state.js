@@ -90,7 +90,8 @@ export function repText(mults, labels) {
     const m = mults[lab];
     if (m === undefined || m === null) continue;
     if (typeof m === "number" || /^\d+$/.test(String(m))) {
-      if (Number(m) > 0) terms.push(Number(m) === 1 ? lab : `${Number(m)}x${lab}`);
+      // a label that starts with a digit (e3nn's 0e, SO3's 0) always carries its multiplicity
+      if (Number(m) > 0) terms.push(Number(m) === 1 && !/^\d/.test(lab) ? lab : `${Number(m)}x${lab}`);
     } else terms.push(`${m}x${lab}`);
   }
   return terms.length ? terms.join(" + ") : "0";
@@ -102,7 +103,7 @@ export function parseMults(text) {
   const out = {};
   for (const term of String(text).split("+")) {
     const m = term.trim().match(/^(?:([^\sx]+?)\s*x\s*)?(\S+)$/);
-    if (!m || m[2] === "0") continue;
+    if (!m || (m[1] === undefined && m[2] === "0")) continue;  // "0": the zero rep ("1x0": SO3's scalar)
     const k = m[1] === undefined ? "1" : m[1];
     if (/^\d+$/.test(k) && typeof (out[m[2]] ?? 0) === "number") out[m[2]] = (out[m[2]] || 0) + Number(k);
     else out[m[2]] = k;

@@ -11,7 +11,7 @@ import { setErrors, setItems, errorsOf, renderErrors } from "./errors.js";
 import { $, h, fmt, plural, startProgress } from "./util.js";
 
 const FAMILY = { cyclic: "Cyclic", dihedral: "Dihedral", symmetric: "Symmetric", alternating: "Alternating",
-                 Q8: "Quaternion", product: "Products", point: "Point groups", other: "Other" };
+                 Q8: "Quaternion", product: "Products", point: "Point groups", compact: "Compact (continuous) groups", other: "Other" };
 const DEBOUNCE_MS = 150;
 const controllers = {};
 
@@ -38,7 +38,10 @@ export function renderCatalog() {
   }
   for (const [fam, entries] of families) {
     const og = h("optgroup", { label: FAMILY[fam] || fam });
-    for (const e of entries) og.append(h("option", { value: e.name, text: `${e.name}  (order ${e.order})` }));
+    for (const e of entries) {
+      const what = e.family === "compact" ? e.description : `order ${e.order}`;
+      og.append(h("option", { value: e.name, text: `${e.name}  (${what})` }));
+    }
     sel.append(og);
   }
   sel.append(h("option", { value: "__custom__", text: "Custom: permutation generators…" }));
@@ -85,7 +88,9 @@ export async function loadGroup(name) {
 // typed (not yet applied), it says that the previous group is still the one in use.
 export function renderGroupInfo() {
   const g = model.group;
-  const facts = g ? `order ${g.order} · ${plural(g.irreps.length, "irrep")} · ${plural(g.subgroups.length, "subgroup class", "subgroup classes")}` : "";
+  const c = g && g.compact;
+  const size = c ? `compact · ${c.band_text} · computed on its finite subgroup ${c.stand_in}` : g ? `order ${g.order}` : "";
+  const facts = g ? `${size} · ${plural(g.irreps.length, "irrep")} · ${plural(g.subgroups.length, "subgroup class", "subgroup classes")}` : "";
   const typing = !$("custom-row").hidden && g && !model.state.group.startsWith("perm:");
   $("group-info").textContent = typing ? `${g.name} (${facts}) stays in use until custom generators are applied` : facts;
   $("inspect-group").hidden = !g;
@@ -109,6 +114,7 @@ function renderPresets() {
     if (p.includes("<")) continue;  // a template such as "perm:<subgroup>": the picker below
     box.append(h("button", { type: "button", "data-preset": p, title: `V = ${p}`, text: p, onclick: () => setRep(p) }));
   }
+  if (!(g.presets || []).includes("perm:<subgroup>")) return;  // e.g. a compact group: no permutation rep
   const sel = h("select", { id: "perm-subgroup", "aria-label": "Subgroup K for the permutation representation on G/K" });
   for (const s of g.subgroups) sel.append(h("option", { value: s.name, text: `G/${s.name} (${s.index})` }));
   box.append(h("button", { type: "button", id: "perm-preset", title: "V = permutation representation on the cosets G/K",
