@@ -79,7 +79,8 @@ def _run(question: str, spec, tl: float, extra: tuple, gb: float, out) -> None: 
             w = least_widening(p, tl)
             e = w.min_attention_cost
             txt = (f"cost {e.value} ({e.status}, >= {e.lower_bound}; {'-' if e.value is None else f'{e.value / (p.heads * p.head_dim):.2f}'}x) "
-                   f"heads<=d: {w.min_heads.value} ({w.min_heads.status}) dim@<=H: {w.min_head_dim.value} ({w.min_head_dim.status})")
+                   f"heads<=d: {w.min_heads.value} ({w.min_heads.status}, >= {w.min_heads.lower_bound}) "
+                   f"dim@<=H: {w.min_head_dim.value} ({w.min_head_dim.status}, >= {w.min_head_dim.lower_bound})")
             status, gap = e.status, None if e.value in (None, 0) else (e.value - e.lower_bound) / e.value
         elif question == "front":
             from eqattn.optimize import front

@@ -74,7 +74,7 @@ def run_front(args: argparse.Namespace) -> int:
           f"parameters, attention cost {data['vanilla_attention_cost']}")
     print(f"front ({data['status']}): {data['reason']}")
     for q in data["points"]:
-        lb = "proven" if q["status"] == "optimal" else f"not proven (bound {q['lower_bound']})"
+        lb = "proven" if q["status"] == "optimal" else "not proven" + ("" if q["lower_bound"] is None else f" (bound {q['lower_bound']})")
         print(f"  attention cost {q['attention_cost']:>6}  {q['design_params']:>8} parameters  {q['heads']} heads, "
               f"largest head {q['max_head_dim']}  ({lb})")
     return 0
@@ -92,7 +92,8 @@ def run_widening(args: argparse.Namespace) -> int:
                       ("min_head_dim", f"smallest largest head dim (<= {data['heads']} heads)")):
         e = data[key]
         val = "none covers" if e["status"] == "infeasible" else e["value"]
-        print(f"  {what}: {val} ({e['status']}" + ("" if e["status"] in ("optimal", "infeasible") else f", at least {e['lower_bound']}") + ")")
+        bound = "" if e["status"] in ("optimal", "infeasible") or e["lower_bound"] is None else f", at least {e['lower_bound']}"
+        print(f"  {what}: {val} ({e['status']}{bound})")
     return 0
 
 

@@ -126,7 +126,7 @@ def finish(
         problem=problem,
         design=a.design,
         design_params=None if a.design is None else a.design.params,
-        lower_bound=4 * a.lower_units,
+        lower_bound=None if a.status == "infeasible" else 4 * a.lower_units,
         status=a.status,
         time_s=time.perf_counter() - budget.start,
         constrained=c,
@@ -148,5 +148,5 @@ def finish(
         max_cost=limits.max_cost,
         objective=objective,
         reason=a.reason if a.status != "optimal" else None,
-        attention_cost_lower_bound=cost_lower_bound(problem, 4 * a.lower_units),
+        attention_cost_lower_bound=None if a.status == "infeasible" else cost_lower_bound(problem, 4 * a.lower_units),
     )

@@ -87,14 +87,25 @@ class LPBound:
     work: int = 0  # simplex iterations and pricing nodes the call used
 
 
+OBJECTIVES = ("params", "heads", "attention_cost", "shortfall")
+
+
 def _unit_cost(slot: Slot) -> np.ndarray:
     return np.asarray(slot.unit_cost, dtype=np.int64)
 
 
 class _Slots:
-    """The host slots of every demand value of the keys, grouped by subgroup."""
+    """The host slots of every demand value of the keys, grouped by subgroup, and the cost of
+    a type under the objective: `linear(sub) @ W + fixed(sub)` for W ≠ 0 — units
+    m_τ(V|K') e_τ per copy of τ ("params", P/4), [G:K'] ("heads"), or [G:K'] dim τ per copy
+    of τ ("attention_cost"), or nothing ("shortfall": the master's slacks, at cost 1 per unit
+    of demand not met, are the whole objective; phase one of the simplex method)."""
 
-    def __init__(self, problem: Problem, h: Hosting, values: Sequence[Demand], keys: Sequence[tuple[int, ...]], max_heads: int | None) -> None:
+    def __init__(
+        self, problem: Problem, h: Hosting, values: Sequence[Demand], keys: Sequence[tuple[int, ...]], max_heads: int | None,
+        objective: str = "params",
+    ) -> None:
+        self.objective = objective
         self.by_value: dict[int, list[Slot]] = {}
         self.subs: dict[int, Slot] = {}  # one slot per subgroup (its costs, dims, V|K')
         for key in keys:
@@ -103,6 +114,26 @@ class _Slots:
                     self.by_value[vi] = list(host_slots(problem, h, values[vi], max_heads))
                     for sl in self.by_value[vi]:
                         self.subs.setdefault(sl.K.id, sl)
+
+    def linear(self, sub: int) -> np.ndarray:
+        ref = self.subs[sub]
+        if self.objective == "params":
+            return _unit_cost(ref)
+        if self.objective in ("heads", "shortfall"):
+            return np.zeros(len(ref.VK), dtype=np.int64)
+        return ref.K.index * np.asarray(ref.dims, dtype=np.int64)
+
+    def fixed(self, sub: int) -> float:
+        return float(self.subs[sub].K.index) if self.objective == "heads" else 0.0
+
+    def cost(self, sub: int, W: Sequence[int]) -> float:
+        return float(self.linear(sub) @ np.asarray(W, dtype=np.int64)) + self.fixed(sub)
+
+    def least(self, sub: int) -> float:
+        """The least cost of a type on K' (W ≠ 0, W ≤ V|K'): > 0, Farley's c_min."""
+        ref = self.subs[sub]
+        a = self.linear(sub)[np.asarray(ref.VK) > 0]
+        return float(a.min()) + self.fixed(sub)
 
 
 def _entries(col: Column, slots: _Slots, values: Sequence[Demand], key: tuple[int, ...]) -> list[tuple[int, np.ndarray]]:
@@ -178,7 +209,7 @@ def _profits(
 ) -> np.ndarray:
     """π(W) - c(W) - [G:K'] λ for each row W of Ws (types on K'), vectorised."""
     ref = slots.subs[sub]
-    return _pi(sub, Ws, slots, values, keys, mu) - Ws @ _unit_cost(ref) - ref.K.index * lam
+    return _pi(sub, Ws, slots, values, keys, mu) - Ws @ slots.linear(sub) - slots.fixed(sub) - ref.K.index * lam
 
 
 def _pi(sub: int, Ws: np.ndarray, slots: _Slots, values: Sequence[Demand], keys: Sequence[tuple[int, ...]], mu: dict) -> np.ndarray:
@@ -220,8 +251,7 @@ def _price(
         i = int(np.argmax(prof))
         return float(prof[i]), (tuple(int(x) for x in Ws[i]) if prof[i] > EPS else None)
     nt = len(ref.VK)
-    uc = _unit_cost(ref)
-    cost: list[float] = [-float(u) for u in uc]
+    cost: list[float] = [-float(u) for u in slots.linear(sub)]
     lb: list[float] = [0.0] * nt
     ub: list[float] = [float(v) for v in ref.VK]
     integer = [True] * nt
@@ -258,15 +288,15 @@ def _price(
                     rows.append(([q] + ts, [1.0] + [-float(sl.unit[t, g]) for t in ts], -np.inf, 0.0))  # q ≤ (W unit)_σ
         if len(xs) > 1:
             rows.append((xs, [1.0] * len(xs), -np.inf, 1.0))  # one demand and coset per scenario
-    heads = ref.K.index
+    heads, fixed = ref.K.index, slots.fixed(sub)
     sol = solver.solve_linear(cost, lb, ub, rows, integer, maximize=True, time_limit=time_limit, threads=threads, node_limit=node_limit)
     if spent is not None:
         spent[0] += sol.work
     if sol.status == "infeasible":  # (W = 0 is always feasible)
         raise RuntimeError("internal error: a pricing program is infeasible")
-    upper = sol.bound - heads * lam
+    upper = sol.bound - heads * lam - fixed
     best = None
-    if sol.values is not None and sol.objective is not None and sol.objective - heads * lam > EPS:
+    if sol.values is not None and sol.objective is not None and sol.objective - heads * lam - fixed > EPS:
         best = tuple(int(round(v)) for v in sol.values[:nt])
     return upper, best
 
@@ -287,7 +317,7 @@ def _master(cols, slots, values, wkeys, work, entries, big, max_heads):  # noqa:
         ref = slots.subs[c[0]]
         n = len(cost)
         nvar.append(n)
-        cost.append(float(_unit_cost(ref) @ np.asarray(c[1])))
+        cost.append(slots.cost(c[0], c[1]))
         if heads_row is not None:
             heads_row[0].append(n)
             heads_row[1].append(-float(ref.K.index))
@@ -350,8 +380,11 @@ def _exact_pricing(slots, values, wkeys, mu, lam, max_head_dim, deadline, work_l
         if not math.isfinite(upper):
             priced = False
             break
-        cmin = float(min(u for u in _unit_cost(ref) if u > 0))
-        theta = max(theta, 1.0 + max(0.0, upper) / cmin)
+        cmin = slots.least(sub)
+        if cmin <= 0:  # ("shortfall": no scaling makes an improving type priced out; only the optimum certifies)
+            theta = theta if upper <= EPS else math.inf
+        else:
+            theta = max(theta, 1.0 + max(0.0, upper) / cmin)
         if W is not None and add((sub, W)):
             new += 1
     return theta, priced, turn, new
@@ -371,6 +404,7 @@ def lp_bound(
     candidates: Iterable[Column] = (),
     active: Iterable[int] = (),
     work_limit: int | None = None,
+    objective: str = "params",
 ) -> LPBound:
     """The LP bound over the scenario keys (demand ids into `values`, D = 0 demands left out)
     and all types within the compute constraints, by column generation from `start`.
@@ -383,9 +417,12 @@ def lp_bound(
     nodes) the call is deterministic: pricing programs stop at PRICE_NODES nodes instead of
     PRICE_TIME seconds, and the call at the work limit (the deadline stops it only when it
     stops the whole run); `LPBound.work` is what it used. `candidates`: types tried by the quick pricing
-    (profits computed directly) before the pricing programs are asked."""
+    (profits computed directly) before the pricing programs are asked. `objective`: what a
+    type costs (`_Slots`): "params" (units, P/4), "heads" ([G:K']) or "attention_cost"
+    ([G:K'] dim W); the bound is in that measure (every covering design within the limits
+    has at least that many heads, or that attention cost: the same relaxation, O11)."""
     keys = [tuple(k) for k in keys]
-    slots = _Slots(problem, h, values, keys, max_heads)
+    slots = _Slots(problem, h, values, keys, max_heads, objective)
     cols: list[Column] = []
     seen: set[Column] = set()
 
@@ -416,7 +453,7 @@ def lp_bound(
     if not demanding:
         return LPBound(0, 0.0, True, 0, tuple(cols), (), Certificate((), 0.0, 1.0), ())
     work = sorted({int(a) for a in active if 0 <= int(a) < len(keys)} & set(demanding)) or demanding[:1]
-    big = 1.0 + sum(float(_unit_cost(sl) @ sl.VK) for sl in slots.subs.values()) * max(
+    big = 1.0 if objective == "shortfall" else 1.0 + sum(slots.cost(sub, sl.VK) for sub, sl in slots.subs.items()) * max(
         1, sum(1 for key in keys for vi in key for x in values[vi].D.mults if x > 0)
     )
     best: LPBound | None = None

@@ -30,7 +30,7 @@ class OptimizeResult:
     problem: Problem
     design: Design | None  # None: no design meets the compute constraints (infeasible) or none found (unknown)
     design_params: int | None
-    lower_bound: int
+    lower_bound: int | None  # None when infeasible (no design within the limits: a bound on its parameters means nothing)
     status: str  # optimal | feasible (a limit stopped it) | infeasible (proven: no design meets the constraints) | unknown
     time_s: float
     constrained: ConstrainedResult | None
@@ -52,14 +52,14 @@ class OptimizeResult:
     max_cost: int | None = None
     objective: str = "params"
     reason: str | None = None  # one plain line: why it is infeasible (the certificate) or what stopped it short of a proof
-    attention_cost_lower_bound: int = 0  # every design within the limits has at least this attention cost (theory-scale O19)
+    attention_cost_lower_bound: int | None = 0  # every design within the limits has at least this attention cost (O19); None when infeasible
 
     @property
     def gap(self) -> float | None:
         """(P - bound) / P; None without a design."""
         if self.design_params is None:
             return None
-        if self.design_params <= 0:
+        if self.design_params <= 0 or self.lower_bound is None:
             return 0.0
         return max(0.0, (self.design_params - self.lower_bound) / self.design_params)
 

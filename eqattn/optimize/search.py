@@ -31,7 +31,7 @@ from ..errors import LimitError
 from .bounds import ScenarioBound
 from .budget import Budget, Usage
 from .catalogue import DemandCatalogue
-from .limits import ComputeLimits
+from .limits import ComputeLimits, params_per_cost
 from .multiples import SPLIT_SHARE, Seed, split_factor, sub_problem
 from .oracle import ROUND_KEYS, CounterexampleOracle
 from .rounds import SearchResult, SearchState, drive, lp_lower, pipeline, plant_seed
@@ -54,10 +54,12 @@ def new_state(
     user = ComputeLimits() if limits is None else limits
     limits = user.for_engines()
     h = hosting(problem)
+    cap = user.cost_cap(problem)
     return SearchState(
         problem, budget, limits, h, catalogue, CounterexampleOracle(problem, catalogue),
         ScenarioBound(problem, h, catalogue.values, limits.max_heads, threads, deterministic=budget.work_limit is not None), backend=backend, threads=threads, progress=progress,
-        recheck_factor=recheck_factor, repair_always=repair_always, ms_limit=MAX_MULTISETS, cost_cap=user.cost_cap(problem),
+        recheck_factor=recheck_factor, repair_always=repair_always, ms_limit=MAX_MULTISETS, cost_cap=cap,
+        ceiling=None if cap is None else int(params_per_cost(problem) * cap // 4),
     )
 
 

@@ -27,7 +27,11 @@ from ..attention import Design, Problem
 from ..errors import LimitError
 from .budgeted import BudgetProgram, Outcome
 from .limits import ComputeLimits, attention_cost, uniform_ratio
+from .measure_bound import measure_bound
 from .optimizer import DEFAULT_TIME_LIMIT
+
+OBJECTIVES = ("attention_cost", "heads", "max_head_dim")
+BOUND_SHARE = 0.25  # of a question's time, for its LP bound in heads or attention cost (measure_bound)
 
 
 @dataclass(frozen=True)
@@ -37,7 +41,7 @@ class Extent:
 
     value: int | None
     status: str
-    lower_bound: int
+    lower_bound: int | None  # None when infeasible
     design: Design | None
 
     def to_json(self) -> dict:
@@ -92,7 +96,7 @@ def uniform_params_per_cost(problem: Problem) -> int | None:
 
 def _from_outcome(r: Outcome) -> Extent:
     if r.status == "infeasible":
-        return Extent(None, "infeasible", 0, None)
+        return Extent(None, "infeasible", None, None)
     return Extent(r.value, r.status, r.bound if r.status != "optimal" else r.value or 0, r.design)
 
 
@@ -114,11 +118,13 @@ def min_attention_cost(problem: Problem, time_limit: float) -> Extent:
         prog = BudgetProgram(problem, ComputeLimits())
     except LimitError:
         # past the budget program: the fewest-parameter design's cost, and the bound ⌈L / ρ⌉ (O19c)
-        res = optimize(problem, time_limit, constrained=False)
+        t0 = time.perf_counter()
+        res = optimize(problem, (1.0 - BOUND_SHARE) * time_limit, constrained=False)
+        lp = measure_bound(problem, "attention_cost", max(0.5, t0 + time_limit - time.perf_counter()))
         if res.design is None:
-            return Extent(None, "unknown", res.attention_cost_lower_bound, None)
+            return Extent(None, "unknown", max(res.attention_cost_lower_bound or 0, lp), None)
         cost = attention_cost(res.design)
-        lb = min(cost, res.attention_cost_lower_bound)
+        lb = min(cost, max(res.attention_cost_lower_bound or 0, lp))
         return Extent(cost, "optimal" if lb == cost else "feasible", lb, res.design)
     return _from_outcome(prog.solve("attention_cost", time_limit=time_limit))
 
@@ -141,7 +147,7 @@ def min_head_dim(problem: Problem, time_limit: float) -> Extent:
     top = BudgetProgram(problem, ComputeLimits(max_heads=problem.heads, max_head_dim=hi), maximal=True)
     r = top.solve("heads", time_limit=max(0.1, deadline - time.perf_counter()))
     if r.status == "infeasible":
-        return Extent(None, "infeasible", 0, None)
+        return Extent(None, "infeasible", None, None)
     if r.design is None:
         return Extent(None, "unknown", 1, None)
     best = r
@@ -185,7 +191,7 @@ def least_bound(problem: Problem, lo: int, hi: int, limits_at, measure, time_lim
         w = optimize_within(problem, left / 2 if tested_hi else left * 0.6, **limits_at(mid))
         if w.status == "infeasible":
             if not tested_hi:
-                return Extent(None, "infeasible", 0, None)
+                return Extent(None, "infeasible", None, None)
             lo = mid
         elif w.design is not None:
             best, hi, tested_hi = w.design, min(mid, measure(w.design)), True
@@ -197,24 +203,75 @@ def least_bound(problem: Problem, lo: int, hi: int, limits_at, measure, time_lim
     return Extent(hi, "optimal" if hi - lo == 1 else "feasible", lo + 1, best)
 
 
+def fewest_heads(problem: Problem, time_limit: float, cost_lower: int = 0) -> Extent:
+    """The fewest heads of a covering design with every head dim <= d: the budget program
+    (exact) where its types fit, else bisection with the optimiser (`least_bound`) from the
+    larger of the LP bound in heads (O19d) and ⌈cost_lower / d⌉ (h heads of dim <= d cost
+    at most h d) to the regular design's |G| H heads."""
+    try:
+        return min_heads(problem, time_limit)
+    except LimitError:
+        return heads_by_bisection(problem, time_limit, cost_lower)
+
+
+def heads_by_bisection(problem: Problem, time_limit: float, cost_lower: int = 0) -> Extent:
+    """`fewest_heads` past the budget program: `least_bound` from the lower bound."""
+    t0 = time.perf_counter()
+    G, H, d = problem.group.order, problem.heads, problem.head_dim
+    lb = max(measure_bound(problem, "heads", BOUND_SHARE * time_limit, max_head_dim=d), -(-cost_lower // d))
+    lo = min(max(lb - 1, 0), G * H - 1)
+    return least_bound(problem, lo, G * H, lambda h: {"max_heads": h, "max_head_dim": d}, lambda a: a.heads,
+                       max(0.5, t0 + time_limit - time.perf_counter()))
+
+
+def least_head_dim(problem: Problem, time_limit: float, cost_lower: int = 0) -> Extent:
+    """The smallest largest head dim of a covering design with at most H heads: the budget
+    program's bisection where its types fit, else `least_bound` with the optimiser from
+    ⌈cost_lower / H⌉ (H heads of dim < δ have attention cost < H δ: a design of least cost
+    `cost_lower` or more needs δ ≥ cost_lower / H) to dim V."""
+    try:
+        return min_head_dim(problem, time_limit)
+    except LimitError:
+        return head_dim_by_bisection(problem, time_limit, cost_lower)
+
+
+def head_dim_by_bisection(problem: Problem, time_limit: float, cost_lower: int = 0) -> Extent:
+    """`least_head_dim` past the budget program: `least_bound` from ⌈cost_lower / H⌉."""
+    H = problem.heads
+    lo = min(max(-(-cost_lower // H) - 1, 0), problem.dim_v - 1)
+    return least_bound(problem, lo, problem.dim_v, lambda x: {"max_heads": H, "max_head_dim": x},
+                       lambda a: max((o.head_dim for o in a.orbits), default=0), time_limit)
+
+
+def least(problem: Problem, objective: str, time_limit: float | None = None) -> Extent:
+    """One least widening: `objective` "attention_cost" (the least attention cost of a
+    covering design), "heads" (the fewest heads with every head dim <= d) or "max_head_dim"
+    (the smallest largest head dim with at most H heads); status and a valid lower bound.
+
+        >>> least(Problem.create("C4", "E1", 2, 1), "heads", 10).value
+        2
+    """
+    if objective not in OBJECTIVES:
+        from ..errors import InputError
+
+        raise InputError("objective", f"one of {', '.join(OBJECTIVES)}, got {objective!r}")
+    tl = DEFAULT_TIME_LIMIT if time_limit is None else float(time_limit)
+    if objective == "attention_cost":
+        return min_attention_cost(problem, tl)
+    if objective == "heads":
+        return fewest_heads(problem, tl)
+    return least_head_dim(problem, tl)
+
+
 def least_widening(problem: Problem, time_limit: float | None = None) -> Widening:
     """The three least widenings within `time_limit`: the attention cost first (60 %: the
     headline), then the head count and the head dim (the rest, shared). Where the budget
     program's types are too many, the head questions go to `least_bound` with the optimiser."""
     tl = DEFAULT_TIME_LIMIT if time_limit is None else float(time_limit)
     t0 = time.perf_counter()
-    G, H, d = problem.group.order, problem.heads, problem.head_dim
     cost = min_attention_cost(problem, 0.6 * tl)
     share = max(1.0, (t0 + tl - time.perf_counter()) / 2)
-    try:
-        heads = min_heads(problem, share)
-    except LimitError:
-        heads = least_bound(problem, 0, G * H, lambda h: {"max_heads": h, "max_head_dim": d},
-                            lambda a: a.heads, share)
+    heads = fewest_heads(problem, share, cost.lower_bound or 0)
     left = max(1.0, t0 + tl - time.perf_counter())
-    try:
-        dim = min_head_dim(problem, left)
-    except LimitError:
-        dim = least_bound(problem, 0, problem.dim_v, lambda x: {"max_heads": H, "max_head_dim": x},
-                          lambda a: max((o.head_dim for o in a.orbits), default=0), left)
+    dim = least_head_dim(problem, left, cost.lower_bound or 0)
     return Widening(problem, cost, heads, dim, uniform_params_per_cost(problem), time.perf_counter() - t0)

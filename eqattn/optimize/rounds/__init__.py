@@ -7,6 +7,8 @@ A pass runs, in this order, every round that applies until one ends it:
 - `ScenarioBoundRound` (scenario_bound.py): the bound of single scenarios (O7);
 - `CostCertificateRound` (certificate.py): infeasible when the bound exceeds what the cost
   cap of the compute limits allows (O19; again after the LP bound);
+- `LimitsBoundRound` (limits_bound.py): infeasible when the LP bound in heads or in
+  attention cost exceeds the head or cost limits (O19d);
 - `FixedTypesRound` (fixed.py): reduced-cost fixing, the exact program's types (O13);
 - `CappedTypesRound` (capped.py): every capped type, when few enough (O2);
 - `PriceRound` (price.py): the LP bound by column generation (O10, O11);
@@ -27,6 +29,7 @@ from .capped import CappedTypesRound
 from .certificate import CostCertificateRound
 from .clock import Clock
 from .fixed import FixedTypesRound
+from .limits_bound import LimitsBoundRound
 from .generated import GeneratedTypesRound
 from .price import PriceRound, lp_lower
 from .program import ProgramRound
@@ -39,7 +42,7 @@ from .state import AGAIN, NEXT, Outcome, Round, SearchResult, SearchState, done,
 def pipeline() -> tuple[Round, ...]:
     """The rounds of one pass, in order (module docstring)."""
     return (
-        Clock(), ScenarioBoundRound(), CostCertificateRound(), FixedTypesRound(), CappedTypesRound(), PriceRound(),
+        Clock(), ScenarioBoundRound(), CostCertificateRound(), LimitsBoundRound(), FixedTypesRound(), CappedTypesRound(), PriceRound(),
         CostCertificateRound(), RoundedRound(), RepairRound(), RoundedKeysRound(), GeneratedTypesRound(), ProgramRound(),
     )
 
@@ -66,6 +69,6 @@ def drive(state: SearchState, rounds: Sequence[Round]) -> SearchResult | None:
 
 __all__ = [
     "AGAIN", "NEXT", "Outcome", "Round", "SearchResult", "SearchState", "done", "drive", "lp_lower", "lp_reserve", "pipeline",
-    "plant_seed", "stop", "CappedTypesRound", "Clock", "CostCertificateRound", "FixedTypesRound", "GeneratedTypesRound", "PriceRound", "ProgramRound",
+    "plant_seed", "stop", "CappedTypesRound", "Clock", "CostCertificateRound", "FixedTypesRound", "GeneratedTypesRound", "LimitsBoundRound", "PriceRound", "ProgramRound",
     "RepairRound", "RoundedKeysRound", "RoundedRound", "ScenarioBoundRound",
 ]

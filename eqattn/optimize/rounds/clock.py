@@ -26,6 +26,7 @@ class Clock:
         if state.out_of_work():
             return stop("work_limit")
         state.rounds += 1
-        state.max_cost = math.inf if state.best_units is None else 4 * state.best_units
+        cut = state.cutoff()
+        state.max_cost = math.inf if cut is None else 4 * (cut + 1 if state.best_units is not None else cut)
         state.table, state.fixed, state.restricted, state.miss = None, None, False, None
         return NEXT

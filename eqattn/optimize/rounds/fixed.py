@@ -27,8 +27,8 @@ class FixedTypesRound:
     def applies(self, state: SearchState) -> bool:
         lp = None if state.best_lp is None else state.best_lp[1]
         return (
-            state.fixing and state.best_units is not None and lp is not None and lp.certificate is not None
-            and lp.units >= (1.0 - FIXING_GAP) * state.best_units
+            state.fixing and state.cutoff() is not None and lp is not None and lp.certificate is not None
+            and lp.units >= (1.0 - FIXING_GAP) * (state.cutoff() + 1)
         )
 
     def run(self, state: SearchState) -> Outcome:
@@ -36,17 +36,18 @@ class FixedTypesRound:
             now = time.perf_counter()
             share = state.deadline if state.budget.work_limit is not None else now + 0.25 * max(state.deadline - now, 0.0)
             lp_lower(state, (), share)  # a tighter certificate (under a work limit: no share of the clock)
-        assert state.best_lp is not None and state.best_units is not None
+        cut = state.cutoff()
+        assert state.best_lp is not None and cut is not None
         lp = state.best_lp[1]
-        memo_key = (id(lp), state.best_units, len(state.catalogue.values))
+        memo_key = (id(lp), cut, len(state.catalogue.values))
         if state.fixed_memo[0] != memo_key:
             lim = state.limits
             state.fixed_memo = (memo_key, fixed_types(
-                state.problem, state.catalogue, state.h, state.keys, lp.certificate, state.best_units - 1, lim.max_heads,
+                state.problem, state.catalogue, state.h, state.keys, lp.certificate, cut, lim.max_heads,
                 lim.max_head_dim, max_nodes=FIXED_NODES, max_types=FIXED_TYPES,
             ))
         fixed = state.fixed_memo[1] if memo_key != state.fixed_stalled else None
-        log.debug("fixing at %d units (LP %d): %s", state.best_units - 1, lp.units, "over the limits" if fixed is None else f"{len(fixed[0])} types")
+        log.debug("fixing at %d units (LP %d): %s", cut, lp.units, "over the limits" if fixed is None else f"{len(fixed[0])} types")
         if fixed is not None:
             state.lower = max(state.lower, lp.units)
             if state.proven():

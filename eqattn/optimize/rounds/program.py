@@ -44,8 +44,9 @@ def copies(state: SearchState) -> list[int]:
     out = []
     for t in state.table.types:
         u = use
-        if state.best_units is not None:
-            u = min(u, state.best_units // t.units)
+        cut = state.cutoff()
+        if cut is not None:
+            u = min(u, (cut + 1 if state.best_units is not None else cut) // t.units)
         if state.limits.max_heads is not None:
             u = min(u, state.limits.max_heads // t.heads)
         if state.limits.max_cost is not None:
@@ -75,7 +76,7 @@ class ProgramRound:
             prog = build(
                 table, U, [state.keys[i] for i in sorted(state.working)], state.objective, heads_max=state.limits.max_heads,
                 multisets=state.ms_limit if restricted and state.checkable else None, max_vars=MAX_PROGRAM_VARS,
-                cutoff=None if state.best_units is None else state.best_units - 1,
+                cutoff=state.cutoff(),
                 lower=state.floor_lo if restricted and state.floor else None, cost_max=state.limits.max_cost,
             )
         except LimitError:  # (memory) the program over every capped type: restricted rounds from now on
@@ -93,7 +94,7 @@ class ProgramRound:
             return AGAIN
         sol = state.solve(prog.model, self._until(state))
         if fixed is not None:
-            state.fixed_programs.append((state.best_units - 1, state.n_types, sol.status))
+            state.fixed_programs.append((state.cutoff(), state.n_types, sol.status))
         log.debug(
             "round %d: %s program, %d types, %d variables, %d/%d keys, %s in %.2fs (bound %s), lower %d, incumbent %s",
             state.rounds, "restricted" if restricted else "fixed" if fixed is not None else "full", state.n_types, prog.model.num_vars,

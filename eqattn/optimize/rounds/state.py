@@ -122,6 +122,7 @@ class SearchState:
     threads: int | None = None
     progress: Progress | None = None
     cost_cap: int | None = None  # the largest attention cost of a design within the limits
+    ceiling: int | None = None  # units (P/4) no design within the limits exceeds: ⌊ρ cost_cap / 4⌋ (O19)
     recheck_factor: float = 0.0  # the search ends earlier by this many times its check of the incumbent
     repair_always: bool = False  # repair every failing rounded design, not only on a creep
     start: float = field(default_factory=time.perf_counter)
@@ -146,6 +147,8 @@ class SearchState:
     lp_active: tuple[int, ...] = ()  # keys with a positive dual in the last LP bound
     last_lp: "LPBound | None" = None
     best_lp: tuple[tuple[Key, ...], "LPBound"] | None = None
+    limits_keys: int = 0  # keys when the limits round last ran (limits_bound.py)
+    limits_stopped: set = field(default_factory=set)  # its (measure, head dim) bounds the clock stopped
     lp_seen: list[int] = field(default_factory=list)  # the converged LP bounds so far (a creep starts the repair)
     hosts_memo: dict = field(default_factory=dict)  # the cheapest hosts, kept between rounds
     extra: set = field(default_factory=set)  # types the LP's column generation found
@@ -192,6 +195,13 @@ class SearchState:
 
     def solve(self, model: "Model", until: float) -> "Solution":
         return solve_within(model, self.budget, self.usage, until, self.backend, self.threads)
+
+    def cutoff(self) -> int | None:
+        """The most units a design the search still wants can have: one less than the
+        incumbent's, or without one the ceiling of the compute limits (None: no bound)."""
+        if self.best_units is not None:
+            return self.best_units - 1 if self.ceiling is None else min(self.best_units - 1, self.ceiling)
+        return self.ceiling
 
     def cheaper(self, design: Design) -> bool:
         return self.best_units is None or design.params // 4 < self.best_units

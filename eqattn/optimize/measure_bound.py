@@ -1,0 +1,41 @@
+"""Lower bounds on the heads and the attention cost of every covering design (docs/theory-scale.md
+O11, O19d), for the least-widening questions at sizes past the budget program.
+
+The counterexamples of the empty design (one scenario key per clustering with a demand, at
+most `ROUND_KEYS`) are scenarios every covering design meets (Lemma O1), so the LP bound of
+lp_bound.py over them, with a type's cost taken as its heads [G:K'] or its attention cost
+[G:K'] dim W, bounds the heads or the attention cost of every covering design whose heads
+all have dimension at most `max_head_dim`. A bound stopped by the clock is still valid
+(Farley's scaling); 0 when the clock stops the counterexample search first.
+
+    >>> from eqattn.attention import Problem
+    >>> p = Problem.create("C4", "E1", 2, 1)   # SPEC §6.2: the optimum, (C2, 1), has 2 heads of cost 2
+    >>> measure_bound(p, "heads", 10), measure_bound(p, "attention_cost", 10)
+    (2, 2)
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+from ..attention import Design, Problem
+from .budget import Budget
+from .lp_bound import OBJECTIVES, lp_bound
+from .oracle import ROUND_KEYS
+
+
+def measure_bound(problem: Problem, measure: str, time_limit: float, max_head_dim: int | None = None) -> int:
+    """⌈the LP bound in `measure` ("heads" or "attention_cost")⌉ over the empty design's
+    counterexamples, for designs whose heads have dimension at most `max_head_dim`."""
+    from .search import new_state
+
+    if measure not in OBJECTIVES or measure == "params":
+        raise ValueError(f"measure: heads or attention_cost, got {measure!r}")
+    end = time.perf_counter() + max(time_limit, 0.0)
+    state = new_state(problem, Budget.starting(max(time_limit, 0.01)))
+    keys = state.oracle.keys(Design(problem, ()), end, ROUND_KEYS)
+    if not keys:
+        return 0
+    res = lp_bound(problem, state.h, state.catalogue.values, keys, (), end, None, max_head_dim, objective=measure)
+    return max(0, int(math.ceil(res.value - 1e-6))) if res.certificate is not None else 0

@@ -1,0 +1,129 @@
+"""The LP bound in heads and in attention cost (lp_bound objective, measure_bound.py), the
+limits round and the ceiling of the compute limits (rounds/limits_bound.py, search.py), the
+least-widening routes past the budget program (widening.heads_by_bisection,
+head_dim_by_bisection), and infeasible answers without a bound: against the exhaustive
+reference brute_force.py on small problems (docs/theory-scale.md O19d)."""
+
+import re
+
+import pytest
+from brute_force import BruteForce, Budget
+
+from eqattn.attention import Problem
+from eqattn.optimize import optimize
+from eqattn.optimize.measure_bound import measure_bound
+from eqattn.optimize.widening import head_dim_by_bisection, heads_by_bisection, least_widening
+
+SMALL = [("S3", "regular", 2, 1), ("D4", "A1+E1", 1, 2), ("C2", "2xA+B", 2, 2), ("C4", "regular", 2, 2), ("C4", "B+E1", 2, 1)]
+
+
+@pytest.fixture(scope="module")
+def refs():
+    return {s: BruteForce(Problem.create(*s)) for s in SMALL}
+
+
+@pytest.mark.parametrize("spec", SMALL)
+def test_the_heads_and_cost_bounds_are_valid(spec, refs):
+    bf = refs[spec]
+    p, ref = bf.problem, bf.least_widening()
+    assert 1 <= measure_bound(p, "attention_cost", 10) <= ref.min_attention_cost
+    assert 1 <= measure_bound(p, "heads", 10, max_head_dim=p.head_dim) <= ref.min_heads
+    assert measure_bound(p, "heads", 10) <= measure_bound(p, "heads", 10, max_head_dim=p.head_dim)  # fewer limits: a lower bound
+
+
+def test_the_bounds_by_hand():
+    # SPEC §6.2: C4, E1, H = 2, d = 1: the optimum (C2, 1) is 2 heads of cost 1 each; no
+    # orbit of one head (K = C4) hosts the demand of K-bar = C2, so 1 head cannot cover
+    p = Problem.create("C4", "E1", 2, 1)
+    assert measure_bound(p, "heads", 10) == 2 and measure_bound(p, "attention_cost", 10) == 2
+    with pytest.raises(ValueError):
+        measure_bound(p, "params", 10)
+
+
+def _budgets(p):
+    H, d = p.heads, p.head_dim
+    return [(H, d, None), (2 * H, d, None), (H, 2 * d, None), (None, None, H * d), (H, None, None)]
+
+
+@pytest.mark.parametrize("spec", SMALL)
+def test_the_symbolic_engine_under_limits_equals_the_enumeration(spec, refs):
+    """Statuses and optima of the counterexample search (where the limits round and the
+    ceiling act) equal the brute force; an infeasible answer has a reason and no bound."""
+    bf = refs[spec]
+    p = bf.problem
+    for mh, md, mc in _budgets(p):
+        ref = bf.optimum(Budget(mh, md, mc))
+        r = optimize(p, 20, constrained=False, engine="symbolic", max_heads=mh, max_head_dim=md, max_cost=mc)
+        assert (r.status, r.design_params) == (ref.status, ref.params), (spec, mh, md, mc)
+        if r.status == "infeasible":
+            js = r.to_json()
+            assert r.reason and js["lower_bound"] is None and js["attention_cost_lower_bound"] is None
+            # every figure in the reason is small: no slack-sized "bound" (the cap itself is H d-sized)
+            assert all(int(x) <= 64 * p.dim_v * p.heads * p.head_dim for x in re.findall(r"\d+", r.reason)), r.reason
+
+
+def test_the_limits_round_names_the_heads_it_needs():
+    # S3, regular, H = 2, d = 1: the brute force's fewest heads at dim <= 1 is 8; with at most
+    # 2 heads the LP bound in heads (3) already exceeds the limit
+    r = optimize(Problem.create("S3", "regular", 2, 1), 20, constrained=False, engine="symbolic", max_heads=2, max_head_dim=1)
+    assert r.status == "infeasible" and re.search(r"at least (\d+) heads", r.reason)
+    assert int(re.search(r"at least (\d+) heads", r.reason).group(1)) > 2
+
+
+@pytest.mark.parametrize("spec", SMALL[:4])
+def test_the_bisection_routes_equal_the_enumeration(spec, refs):
+    """The fewest heads (head dim <= d) and the least largest head dim (<= H heads) by the
+    optimiser's bisection from the LP bounds, as run past the budget program's sizes."""
+    bf = refs[spec]
+    ref = bf.least_widening()
+    heads = heads_by_bisection(bf.problem, 40, ref.min_attention_cost)
+    assert (heads.value, heads.status) == (ref.min_heads, "optimal") and heads.lower_bound <= ref.min_heads
+    dim = head_dim_by_bisection(bf.problem, 40, ref.min_attention_cost)
+    if ref.min_head_dim is None:
+        assert dim.status == "infeasible" and dim.value is None and dim.lower_bound is None
+    else:
+        assert (dim.value, dim.status) == (ref.min_head_dim, "optimal")
+
+
+def test_an_infeasible_extent_has_no_bound():
+    w = least_widening(Problem.create("C4", "regular", 2, 2), 20)
+    assert w.min_head_dim.status == "infeasible" and w.to_json()["min_head_dim"]["lower_bound"] is None
+
+
+def test_phase_one_proves_only_what_the_enumeration_confirms(refs):
+    """A positive least shortfall (lp_bound objective "shortfall": fractional designs within
+    max_heads and max_head_dim, the demands of S not met) is only ever found where the
+    brute force finds no design within the limits; and it is found somewhere."""
+    from eqattn.attention.hosting import hosting
+    from eqattn.optimize.lp_bound import lp_bound
+    from eqattn.optimize.separation import ScenarioSpace
+
+    proved = 0
+    for spec in SMALL:
+        bf = refs[spec]
+        p = bf.problem
+        space = ScenarioSpace(p)
+        keys = space.initial_keys()
+        for mh, md, _ in _budgets(p)[:3]:
+            res = lp_bound(p, hosting(p), space.values, keys, (), max_heads=mh, max_head_dim=md, objective="shortfall")
+            assert res.converged and res.value >= -1e-9
+            if res.value > 1e-4:
+                proved += 1
+                assert bf.optimum(Budget(mh, md)).status == "infeasible", (spec, mh, md)
+    assert proved >= 3
+
+
+def test_the_ceiling_of_the_limits_is_the_cutoff_without_an_incumbent():
+    """O19f: a design within at most 3 heads of dimension at most 2 has attention cost <= 6,
+    hence (V = regular of C4: 4 parameters per unit of cost) at most 24 parameters, 6 units."""
+    from eqattn.optimize.budget import Budget
+    from eqattn.optimize.limits import ComputeLimits
+    from eqattn.optimize.search import new_state
+
+    st = new_state(Problem.create("C4", "regular", 2, 2), Budget.starting(10), ComputeLimits(max_heads=3, max_head_dim=2))
+    assert (st.cost_cap, st.ceiling, st.cutoff()) == (6, 6, 6)
+    st.best_units = 5
+    assert st.cutoff() == 4  # cheaper than the incumbent
+    st.best_units = 100
+    assert st.cutoff() == 6  # never above the ceiling
+    assert new_state(Problem.create("C4", "regular", 2, 2), Budget.starting(10)).cutoff() is None
