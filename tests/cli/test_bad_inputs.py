@@ -63,7 +63,8 @@ CASES = [
     (["check", *C2, *(["-o", "C2:A"] * 65)], "orbits", "at most 64"),
     (["verify", *C2, "-o", "C2:100000xB"], "orbits[0].rep", "at most 4096"),
     (["verify", *C2, "-o", f"C2:{HUGE}"], "orbits[0].rep", "at most 1000000"),
-    (["verify", "-G", "C2", "-V", "200xA + 50xB", "-H", "1", "-d", "1", "-o", "C2:A", "-o", "C2:4000xB"], "orbits[1].rep", "GiB"),
+    # weights built from the isotypic blocks: linear in the head dims, quadratic in dim V (verify_memory)
+    (["verify", "-G", "C2", "-V", "512xA + 512xB", "-H", "1", "-d", "1", "-o", "C2:A", *(["-o", "C2:4096xB"] * 8)], "orbits[1].rep", "GiB"),
     (["optimize", "-G", "C2", "-V", HUGE, "-H", "1", "-d", "1"], "rep", "at most 1000000"),
     (["optimize", *P, "--time-limit", "abc"], "time_limit", ""),
     (["optimize", *P, "--time-limit", "-1"], "time_limit", "positive"),
