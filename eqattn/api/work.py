@@ -41,9 +41,29 @@ def catalog() -> list[dict]:
     return catalog_entries()
 
 
-def group(name: str) -> dict:
-    """eqattn.reps.group_views.group_json of the named group (its lattice is built here, in the worker)."""
-    return _group_json(get_group(name))
+def group(name: str, rep: str | None = None) -> dict:
+    """eqattn.reps.group_views.group_json of the named group (its lattice is built here, in the
+    worker); with `rep`, a compact group's stand-in for the band that rep names
+    (catalog.group_for_rep, the one the problem of that V is computed on).
+
+    >>> group("O3", "2x0e + 1x1o")["compact"]["stand_in"], group("O3")["compact"]["stand_in"]
+    ('Oh', 'Ih')
+    """
+    return _group_json(get_group(name) if rep is None else group_for_rep(name, rep))
+
+
+def group_key(name: str, rep: str | None = None) -> str:
+    """What `group(name, rep)` depends on: the name, and for a compact group with `rep` the
+    band the rep names (compact.band_of; LimitError past the supported band).
+
+    >>> group_key("O3", "16x0e + 8x1o"), group_key("O3"), group_key("C4", "E1")
+    ('O3@band=1', 'O3', 'C4')
+    """
+    from ..groups.compact import band_of, compact_kind
+    from ..groups.parse import normalise
+
+    kind = compact_kind(normalise(name)) if rep is not None else None
+    return name if kind is None else f"{name}@band={band_of(kind, rep)}"
 
 
 def clusterings(group: str, rep: str, heads: int, head_dim: int) -> dict:

@@ -126,6 +126,9 @@ class VerifyOut(_Open):
     worst_equivariance_error: float
     tolerance: float
     ok: bool
+    haar_samples: int = Field(default=0, description="a compact group: equivariance of both layers was checked under the "
+                                                     "stand-in's generators and this many Haar-random elements of G; "
+                                                     "0 for a finite group (its generators)")
 
 
 def _group_field(e: InputError) -> InputError:
