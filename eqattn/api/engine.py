@@ -64,7 +64,7 @@ class Engine:
         self.light = WorkerPool("light", light, memory_bytes)
         self.deadline_s = float(deadline_s)
         self._catalog: list[dict] | None = None
-        self._groups: OrderedDict[str, dict] = OrderedDict()
+        self._groups: OrderedDict[tuple[str, int | None], dict] = OrderedDict()
 
     @staticmethod
     def pool_for(group: str) -> str:

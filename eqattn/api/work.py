@@ -52,18 +52,18 @@ def group(name: str, rep: str | None = None) -> dict:
     return _group_json(get_group(name) if rep is None else group_for_rep(name, rep))
 
 
-def group_key(name: str, rep: str | None = None) -> str:
+def group_key(name: str, rep: str | None = None) -> tuple[str, int | None]:
     """What `group(name, rep)` depends on: the name, and for a compact group with `rep` the
     band the rep names (compact.band_of; LimitError past the supported band).
 
     >>> group_key("O3", "16x0e + 8x1o"), group_key("O3"), group_key("C4", "E1")
-    ('O3@band=1', 'O3', 'C4')
+    (('O3', 1), ('O3', None), ('C4', None))
     """
     from ..groups.compact import band_of, compact_kind
     from ..groups.parse import normalise
 
     kind = compact_kind(normalise(name)) if rep is not None else None
-    return name if kind is None else f"{name}@band={band_of(kind, rep)}"
+    return (name, None if kind is None else band_of(kind, rep))
 
 
 def clusterings(group: str, rep: str, heads: int, head_dim: int) -> dict:
