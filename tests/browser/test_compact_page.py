@@ -19,7 +19,8 @@ def test_the_picker_lists_the_compact_groups_and_o3_runs_end_to_end(page, shot):
     expect(group.nth(3)).to_have_text("O3  (O(3), rotations and reflections of space)")
 
     page.get_by_label("Group G").select_option("O3")
-    expect(page.locator("#group-info")).to_contain_text("compact · degrees l <= 2 · computed on its finite subgroup Ih")
+    # V = vector (1x1o): the group comes at V's band, l <= 1, on Oh
+    expect(page.locator("#group-info")).to_contain_text("compact · degrees l <= 1 · computed on its finite subgroup Oh")
     page.get_by_label("Tokens V").fill("2x0e + 1x1o")
     page.get_by_label("heads H").fill("2")
     page.get_by_label("head dim d").fill("1")

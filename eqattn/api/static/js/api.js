@@ -53,7 +53,8 @@ async function call(method, path, body, signal) {
 const q = encodeURIComponent;
 export const api = {
   catalog: (signal) => call("GET", "/api/catalog", undefined, signal),
-  group: (name, signal) => call("GET", `/api/group?name=${q(name)}`, undefined, signal),
+  // rep: a compact group comes at the band that V names (the server's catalog.group_for_rep)
+  group: (name, signal, rep = null) => call("GET", `/api/group?name=${q(name)}${rep ? `&rep=${q(rep)}` : ""}`, undefined, signal),
   clusterings: (problem, signal) => call("POST", "/api/clusterings", problem, signal),
   design: (body, signal) => call("POST", "/api/design", body, signal),
   coverage: (body, signal) => call("POST", "/api/coverage", body, signal),

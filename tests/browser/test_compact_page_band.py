@@ -1,0 +1,64 @@
+"""The page on a compact group follows the band V names (the server's catalog.group_for_rep,
+through GET /api/group with the rep): the design cards offer exactly the irreps of K a head
+may use, and the verify line names the Haar samples (docs/theory-continuous.md §5, §6)."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import quote
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+
+def _open(page, query: str) -> None:
+    page.goto(f"/?{query}")
+    page.wait_for_selector("body[data-ready='1']")
+
+
+def test_o3_cards_follow_the_band_of_v(page, shot):
+    from playwright.sync_api import expect
+
+    _open(page, f"g=O3&v={quote('16x0e + 8x1o')}&h=2&d=1&o=1:0e")
+    info = page.locator("#group-info")
+    expect(info).to_contain_text("degrees l <= 1 · computed on its finite subgroup Oh")
+    card = page.locator("#cards .card").first
+    expect(card.get_by_label("orbit 1: multiplicity of 1o of O3")).to_have_count(1)
+    expect(card.get_by_label("orbit 1: multiplicity of 2e of O3")).to_have_count(0)  # V has no l = 2
+    expect(card.locator(".stepper-boxes label")).to_have_count(4)
+    expect(page.get_by_label("multiplicity of 2e in V")).to_have_value("0")  # V can still grow
+    page.get_by_label("Tokens V").fill("16x0e + 8x1o + 4x2e")
+    expect(info).to_contain_text("degrees l <= 2 · computed on its finite subgroup Ih")
+    expect(card.get_by_label("orbit 1: multiplicity of 2e of O3")).to_have_value("0")
+    expect(card.locator(".stepper-boxes input")).to_have_count(6)
+    page.get_by_label("multiplicity of 2e in V").fill("0")  # back to l <= 1 from the stepper
+    expect(info).to_contain_text("degrees l <= 1 · computed on its finite subgroup Oh")
+    expect(card.get_by_label("orbit 1: multiplicity of 2e of O3")).to_have_count(0)
+    expect(page.get_by_label("multiplicity of 2e in V")).to_have_count(1)
+    shot(page, "compact-O3-band-1")
+
+
+def test_so2_cards_offer_the_frequencies_past_the_default_band(page):
+    from playwright.sync_api import expect
+
+    _open(page, f"g=SO2&v={quote('A + E11')}&h=1&d=3&o=0:0")
+    expect(page.locator("#group-info")).to_contain_text("frequencies k <= 11 · computed on its finite subgroup C23")
+    expect(page.get_by_label("multiplicity of E11 in V")).to_have_value("1")
+    card = page.locator("#cards .card").first
+    expect(card.locator(".stepper-boxes input")).to_have_count(12)  # A, E1..E11 (W = 0: the boxes are open)
+    card.get_by_label("orbit 1: multiplicity of E11 of SO2").fill("1")
+    expect(card.locator("summary .mono")).to_have_text("W = E11")
+    expect(page.locator("#design-params")).to_have_text("8")  # 4 · dim Hom_SO2(V, E11) = 4 · 2
+
+
+def test_verify_names_the_haar_samples(page, shot):
+    from playwright.sync_api import expect
+
+    _open(page, f"g=O3&v={quote('2x0e + 1x1o')}&h=2&d=1&o=1:0e&o=1:0e&view=coverage&sel=0")
+    page.get_by_role("button", name="Verify numerically").click()
+    result = page.locator("#verify-result")
+    expect(result).to_contain_text("Worst relative error")
+    expect(result).to_have_class(re.compile(r"\bgood\b"))
+    expect(result).to_contain_text("of both layers under the generators of Oh and 16 Haar-random elements of O3")
+    shot(page, "compact-O3-verify")
