@@ -194,11 +194,12 @@ def design_counts(problem: Problem, design: Design) -> dict:
 
 
 # ------------------------------------------------------------------ the page's explanations
-def subgroup(group_name: str, cid: int) -> dict:
-    """eqattn.reps.group_views.subgroup_inspector_json: the page's subgroup inspector."""
+def subgroup(group_name: str, cid: int, rep: str | None = None) -> dict:
+    """eqattn.reps.group_views.subgroup_inspector_json: the page's subgroup inspector (a
+    compact group at the band `rep` names, as `group`)."""
     from ..reps.group_views import subgroup_inspector_json
 
-    return subgroup_inspector_json(get_group(group_name), cid)
+    return subgroup_inspector_json(get_group(group_name) if rep is None else group_for_rep(group_name, rep), cid)
 
 
 def character_table(group_name: str) -> dict:

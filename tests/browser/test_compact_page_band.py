@@ -62,3 +62,23 @@ def test_verify_names_the_haar_samples(page, shot):
     expect(result).to_have_class(re.compile(r"\bgood\b"))
     expect(result).to_contain_text("of both layers under the generators of Oh and 16 Haar-random elements of O3")
     shot(page, "compact-O3-verify")
+
+
+def test_o3_drawer_inspector_and_pytorch_speak_of_the_compact_group(page):
+    from playwright.sync_api import expect
+
+    _open(page, f"g=O3&v={quote('2x0e + 1x1o')}&h=2&d=1&o=1:0e&o=1:0e&view=coverage&sel=0")
+    explain = page.locator("#explain")
+    expect(explain).to_contain_text("[G:K] = 1)")
+    expect(explain).not_to_contain_text("order 48")  # K = O(3) is infinite; 48 is the stand-in Oh's order
+    page.locator("#explain-close").click()
+    page.locator("#palette").get_by_role("button", name="Inspect subgroup SO3").click()
+    lead = page.locator("#inspector .lead")
+    expect(lead).to_contain_text("SO3 is a closed subgroup of O3 of index 2")
+    expect(lead).to_contain_text("finite subgroup Oh (order 48), which keeps the irreps of degrees l <= 1")
+    expect(lead).to_contain_text("its part in Oh (order 24)")  # the band in use: O, not Ih's I (order 60)
+    page.locator("#inspector-close").click()
+    page.locator("#export-torch").click()
+    code = page.locator("#torch-code")
+    expect(code).to_contain_text("to_e3nn(problem.group, problem.V)")
+    expect(code).to_contain_text("layer_e3nn = EquivariantAttention.from_json(DESIGN, basis=change)")

@@ -142,11 +142,14 @@ async def subgroup(
     request: Request,
     group: str = Query(min_length=1, max_length=MAX_TEXT, examples=["D4"]),
     id: int = Query(ge=0, le=100_000, description="subgroup class id (from /api/group)"),  # noqa: A002
+    rep: str | None = Query(default=None, min_length=1, max_length=MAX_TEXT,
+                            description="V: a compact group at the band V names, as /api/group"),
 ) -> dict:
     """The subgroup inspector of class `id` of G."""
     name = group.strip()
     try:
-        return await engine.run(engine.pool_for(name), work.subgroup, name, id, request=request, key=name)
+        return await engine.run(engine.pool_for(name), work.subgroup, name, id, None if rep is None else rep.strip(),
+                                request=request, key=name)
     except InputError as e:
         raise _group_field(e) from e
 

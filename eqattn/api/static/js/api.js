@@ -63,7 +63,7 @@ export const api = {
   front: (body, signal) => call("POST", "/api/front", body, signal),
   widening: (body, signal) => call("POST", "/api/widening", body, signal),
   partial: (body, signal) => call("POST", "/api/partial", body, signal),
-  subgroup: (group, id, signal) => call("GET", `/api/subgroup?group=${q(group)}&id=${id}`, undefined, signal),
+  subgroup: (group, id, signal, rep = null) => call("GET", `/api/subgroup?group=${q(group)}&id=${id}${rep ? `&rep=${q(rep)}` : ""}`, undefined, signal),
   restrictions: (group, rep, signal) => call("GET", `/api/restrictions?group=${q(group)}&rep=${q(rep)}`, undefined, signal),
   characterTable: (group, signal) => call("GET", `/api/character-table?group=${q(group)}`, undefined, signal),
   witnesses: (body, signal) => call("POST", "/api/witnesses", body, signal),

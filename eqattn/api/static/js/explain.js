@@ -113,7 +113,7 @@ export function renderExplain() {
     const name = o.name ?? s?.name;
     desc.append(h("li", {}, `${o.count > 1 ? o.count + " orbits" : "An orbit"} G/${name}: ` +
       `${plural(o.index, "cluster")} of ${plural(o.cluster_size, "head")} each; stabiliser K = ${name}` +
-      `${s ? ` (${s.type}, order ${s.order})` : ""}`,
+      `${s ? (model.group?.compact ? ` (${s.description || s.type}, [G:K] = ${s.index})` : ` (${s.type}, order ${s.order})`) : ""}`,
       o.degenerate ? h("span", {}, ". ", term("Degenerate", "degenerate"), ": its clusters can be forced to share one QK matrix.") : "."));
   }
   body.append(desc);
