@@ -82,3 +82,35 @@ def test_o3_drawer_inspector_and_pytorch_speak_of_the_compact_group(page):
     code = page.locator("#torch-code")
     expect(code).to_contain_text("to_e3nn(problem.group, problem.V)")
     expect(code).to_contain_text("layer_e3nn = EquivariantAttention.from_json(DESIGN, basis=change)")
+
+
+# appended to the page's snippet: its e3nn-layout layer against e3nn's own D(g) at a random
+# rotation times the inversion (float32, as the snippet builds it)
+_E3NN_CHECK = """
+import torch
+from e3nn import o3
+
+torch.manual_seed(0)
+g = -o3.rand_matrix(dtype=torch.float64)
+D = o3.Irreps(str(irreps)).D_from_matrix(g).to(torch.float32)
+x = torch.randn(2, 5, irreps.dim)
+err = (layer_e3nn(x @ D.T) - layer_e3nn(x) @ D.T).abs().max().item() / layer_e3nn(x).abs().max().item()
+print("e3nn-layout equivariance error:", err)
+assert err < 1e-4, err
+"""
+
+
+def test_the_o3_pytorch_snippet_runs_on_e3nn_features(page, tmp_path):
+    import subprocess
+    import sys
+
+    from playwright.sync_api import expect
+
+    _open(page, f"g=O3&v={quote('2x0e + 1x1o')}&h=2&d=1&o=1:0e&o=1:0e")
+    expect(page.locator("#design-params")).to_have_text("16")
+    page.get_by_role("button", name="PyTorch").click()
+    f = tmp_path / "snippet.py"
+    f.write_text(page.locator("#torch-code").inner_text() + _E3NN_CHECK)
+    run = subprocess.run([sys.executable, str(f)], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert "parameters: 16" in run.stdout and "e3nn-layout equivariance error" in run.stdout
