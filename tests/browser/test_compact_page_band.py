@@ -71,6 +71,8 @@ def test_o3_drawer_inspector_and_pytorch_speak_of_the_compact_group(page):
     explain = page.locator("#explain")
     expect(explain).to_contain_text("[G:K] = 1)")
     expect(explain).not_to_contain_text("order 48")  # K = O(3) is infinite; 48 is the stand-in Oh's order
+    expect(page.locator("#gen-legend")).to_contain_text(
+        "how the generators of Oh (G's finite stand-in; SO3, the rotations, fixes every cluster) permute")
     page.locator("#explain-close").click()
     page.locator("#palette").get_by_role("button", name="Inspect subgroup SO3").click()
     lead = page.locator("#inspector .lead")
