@@ -6,6 +6,7 @@ import asyncio
 import math
 import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -23,7 +24,10 @@ def pool():
 
 
 def run(coro):
-    return asyncio.run(coro)
+    """asyncio.run on a thread of its own: this thread may already run an event loop (the
+    browser tests' Playwright keeps one when they share a worker with this file)."""
+    with ThreadPoolExecutor(1) as ex:
+        return ex.submit(asyncio.run, coro).result()
 
 
 def test_results_and_core_errors_come_back(pool):

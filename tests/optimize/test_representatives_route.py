@@ -40,6 +40,7 @@ def test_the_representative_route_gives_the_listed_answer(group, rep, heads, hea
 def test_d4h_with_16_heads_is_proven():
     """D4h, V = 16×(vector + trivial) (dim 64), H = 16, d = 4: 374 416 clusterings, refused
     before; proven optimal at 13 312 (= 2 × the H = 8 optimum) over 802 representatives."""
-    r = optimize(Problem.create("D4h", "16xA1g + 16xA2u + 16xEu", 16, 4), 60)
+    # a work limit (the same path whatever the machine's load; the proof uses 434 units), the clock a safety limit
+    r = optimize(Problem.create("D4h", "16xA1g + 16xA2u + 16xEu", 16, 4), 600, work_limit=2000)
     assert (r.status, r.design_params, r.lower_bound) == ("optimal", 13312, 13312)
     assert any("representative clusterings of the 374416" in n for n in r.notes)
