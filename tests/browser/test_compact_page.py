@@ -32,7 +32,8 @@ def test_the_picker_lists_the_compact_groups_and_o3_runs_end_to_end(page, shot):
     page.get_by_role("button", name="List clusterings").click()
     expect(page.locator("#clusterings-count")).to_have_text("3 clusterings")
     page.get_by_role("button", name="Find optimal design").click()
-    expect(page.locator("#optimize-status")).to_contain_text("Proven optimal: 16 parameters")
+    # a waiting limit for the optimiser's answer on a loaded machine, not a claim about its speed
+    expect(page.locator("#optimize-status")).to_contain_text("Proven optimal: 16 parameters", timeout=60_000)
     expect(page.locator("#design-params")).to_have_text("16")
     expect(page.locator("#coverage-summary")).to_have_text("3 of 3 covered")
     assert "~X" not in page.locator("body").inner_text()
