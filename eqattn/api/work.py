@@ -226,8 +226,11 @@ def witnesses(group: str, rep: str, heads: int, head_dim: int, orbits: Orbits, c
 
 
 def verify_clustering(group: str, rep: str, heads: int, head_dim: int, orbits: Orbits, clustering: int, seed: int = 0) -> dict:
-    """"Verify numerically" for one clustering (eqattn.numeric.verify.verify_clustering)."""
+    """"Verify numerically" for one clustering (eqattn.numeric.verify.verify_clustering).
+    `ok` as `eqattn verify` says it: the output error AND the equivariance error (of both
+    layers under Haar samples, for a compact group) within the tolerance."""
     from ..numeric.verify import verify_clustering as _verify_clustering
 
     p, d = _design(group, rep, heads, head_dim, orbits)
-    return _verify_clustering(p, d, clustering, seed)
+    out = _verify_clustering(p, d, clustering, seed)
+    return {**out, "ok": bool(out["ok"] and out["worst_equivariance_error"] <= out["tolerance"])}

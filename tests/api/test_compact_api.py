@@ -44,3 +44,17 @@ def test_verify_names_the_haar_samples_of_a_compact_group(client):
     finite = client.post("/api/verify", json={"group": "C4", "rep": "E1", "heads": 2, "head_dim": 1,
                                               "orbits": [{"subgroup": "C2", "rep": "B"}], "clustering": 0}).json()
     assert finite["ok"] and finite["haar_samples"] == 0
+
+
+def test_verify_is_not_ok_when_equivariance_fails(monkeypatch):
+    """The page's ✓ needs both numbers within the tolerance, as `eqattn verify` does."""
+    from eqattn.api import work
+    from eqattn.numeric import verify as numeric_verify
+
+    real = numeric_verify.verify_clustering
+    monkeypatch.setattr(numeric_verify, "verify_clustering",
+                        lambda *a: {**real(*a), "worst_equivariance_error": 1e-3})
+    out = work.verify_clustering("SO3", "1x0 + 1x1", 2, 1, [("SO3", "1x0"), ("SO3", "1x1")], 0)
+    assert out["covered"] and out["worst_rel_error"] < out["tolerance"] and not out["ok"]
+    monkeypatch.setattr(numeric_verify, "verify_clustering", real)
+    assert work.verify_clustering("SO3", "1x0 + 1x1", 2, 1, [("SO3", "1x0"), ("SO3", "1x1")], 0)["ok"]
