@@ -6,6 +6,7 @@ and the construction of the layer at the sizes people train.
     python benchmarks/torch_layer.py --json design.json   # a design printed by `eqattn optimize --json`
     python benchmarks/torch_layer.py construct [--old /tmp/old-torch]   # build time / peak memory
     python benchmarks/torch_layer.py designs              # fwd+bwd ratios for ~10 designs
+    python benchmarks/torch_layer.py reuse                # eval forward: weights reused vs rebuilt
 
 ``construct``: D4 acting on m x regular (dim V = 8m), m in {8, 16, 32, 48, 96}, each with the
 optimiser's proven-optimal design at H = 6..12, d = 64 (``CONSTRUCT``, from ``eqattn optimize
@@ -18,6 +19,10 @@ cap of ``--old-cap-gb`` (8); sizes whose old construction memory is estimated ab
 (``16 p dim W dim V`` bytes per orbit: its dense Hom bases) are skipped and said so. The
 largest design is also checked: equivariant for every group element to 1e-5 in float32 and
 1e-10 in float64 (relative to the output), and parameter count equal to the optimiser's.
+
+``reuse``: the eval-mode forward under ``torch.no_grad()`` with the expanded weights reused
+while the coordinates are unchanged (``layer.weight_cache``, :mod:`eqattn.torch.reuse`) against
+expanding them on every call, at batch 1 x 16 tokens and 8 x 128, ratio in the same run.
 
 ``designs``: forward+backward of ~10 designs against ``nn.MultiheadAttention`` with the
 vanilla shape (embed_dim = dim V, H heads) in one run, and against the same design's
@@ -345,6 +350,35 @@ def designs(args: argparse.Namespace) -> None:
               f"{res['design'][1] * 1e3:.1f} | {ratio:.2f} | {cost:.2f} | {ratio / cost:.2f} |")
 
 
+def reuse(args: argparse.Namespace) -> None:
+    """Eval-mode, no-grad forward with the expanded weights reused (``weight_cache``) against
+    expanding them on every call, same layer, same input, timed round robin in one run."""
+    from eqattn.torch.layers import design_from_json
+
+    torch.set_num_threads(args.threads)
+    cases = [(f"D4 {m}xreg H{CONSTRUCT[m]['heads']} d64", CONSTRUCT[m]) for m in (8, 16, 48)]
+    print(f"threads={args.threads} reps={args.reps} torch={torch.__version__}; forward under torch.no_grad(), eval mode")
+    print("| design | batch x tokens | expand every call ms | reused ms | speed-up |")
+    print("|---|---|---|---|---|")
+    for name, data in cases:
+        design, _ = design_from_json(data)
+        layer = EquivariantAttention.from_design(design).eval()
+        n = design.problem.dim_v
+        for batch, tokens in ((1, 16), (8, 128)):
+            x = torch.randn(batch, tokens, n)
+
+            def call(enabled: bool):  # noqa: ANN202
+                def step() -> None:
+                    layer.weight_cache.enabled = enabled
+                    with torch.no_grad():
+                        layer(x)
+                return step
+
+            res = timings({"fresh": call(False), "reused": call(True)}, args.reps, 2, False)
+            fresh, reused = res["fresh"][1], res["reused"][1]
+            print(f"| {name} | {batch} x {tokens} | {fresh * 1e3:.2f} | {reused * 1e3:.2f} | {fresh / reused:.1f} |")
+
+
 def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--child"]:
@@ -363,6 +397,12 @@ def main(argv: list[str] | None = None) -> None:
         dp.add_argument("--reps", type=int, default=7)
         dp.add_argument("--threads", type=int, default=1)
         designs(dp.parse_args(argv[1:]))
+        return
+    if argv[:1] == ["reuse"]:
+        rp = argparse.ArgumentParser(description="eval forward: expanded weights reused vs rebuilt")
+        rp.add_argument("--reps", type=int, default=15)
+        rp.add_argument("--threads", type=int, default=1)
+        reuse(rp.parse_args(argv[1:]))
         return
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--heads", type=int, default=8)

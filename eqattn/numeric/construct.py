@@ -5,7 +5,10 @@
 2. from a witness, build design weights Wq, Wk, Wv in Hom_K(V, W), Wo in Hom_K(W, V) that
    reproduce the vanilla layer: the host through a carries M_i = rho(a)^T M' rho(a), and the
    transfers sum_{t in K̄/L} rho(ta) Wo Wv rho(ta)^T of the hosts add up to the demanded
-   R̄' (found by a linear solve after fixing Wv = Ṽ rho(a)^T R̄' rho(a), Ṽ generic).
+   R̄' (found by a least-norm solve after fixing Wv = Ṽ rho(a)^T R̄' rho(a), Ṽ generic).
+
+Every step works on dense (dim V)-sized matrices and the isotypic blocks of Hom_K(V, W)
+(:mod:`eqattn.numeric.action`); no basis of a Hom space is formed.
 """
 
 from __future__ import annotations
@@ -13,13 +16,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.linalg
 
 from ..attention.clusterings import Clustering
 from ..attention.coverage import ScenarioResult
 from ..attention.design import Design
 from ..attention.options import Option
 from ..attention.problem import Problem
-from .equivariant import hom_basis, random_hom_pair
+from ..groups import SubgroupClass
+from ..reps import Rep
+from .action import BlockAction, problem_hom, random_hom
+from .isotypic import HomBlocks
 
 
 @dataclass(frozen=True)
@@ -44,29 +51,33 @@ def _pad_rows(A: np.ndarray, d: int) -> np.ndarray:
     return out
 
 
+def _random_pair(problem: Problem, K: SubgroupClass, U: Rep, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Random A in Hom_K(V, U) and B in Hom_K(U, V) (U block-diagonal standard), by blocks."""
+    hom = problem_hom(problem, K, U)
+    return random_hom(hom, rng), random_hom(hom, rng).T
+
+
 def sample_vanilla(problem: Problem, c: Clustering, options: tuple[Option, ...], rng: np.random.Generator) -> VanillaSample:
     G = problem.group
-    rho = problem.rho
+    act = BlockAction.of(problem)
     n, d = problem.dim_v, problem.head_dim
     Wq, Wk, Wv, Wo, Ms, Rs = [], [], [], [], [], []
     for (cid, size), o in zip(c.expanded(), options):
         K = G.subgroup_classes[cid]
-        rk = rho[K.elements]
-        VK = problem.restrict(K)
-        A, B = random_hom_pair(K, rk, VK, o.a, rng)  # M = B A, image type a
-        A2, B2 = random_hom_pair(K, rk, VK, o.b, rng)  # R = B2 A2
+        A, B = _random_pair(problem, K, o.a, rng)  # M = B A, image type a
+        A2, B2 = _random_pair(problem, K, o.b, rng)  # R = B2 A2
         Ms.append(B @ A)
         Rs.append(B2 @ A2)
         for g in G.left_transversal(K.elements):
-            r = rho[g]
-            wq = _pad_rows((r @ B).T, d)
-            wk = _pad_rows(A @ r.T, d)
+            rB = act.left(g, B)
+            wq = _pad_rows(rB.T, d)
+            wk = _pad_rows(act.right_t(A, g), d)
             # split R = (r B2)(A2 r^T) over the cluster's heads after a random mixing T
             width = size * d
             Bf = np.zeros((n, width))
             Af = np.zeros((width, n))
-            Bf[:, : B2.shape[1]] = r @ B2
-            Af[: A2.shape[0], :] = A2 @ r.T
+            Bf[:, : B2.shape[1]] = act.left(g, B2)
+            Af[: A2.shape[0], :] = act.right_t(A2, g)
             T = rng.normal(size=(width, width)) + 3 * np.eye(width)
             Bf = Bf @ np.linalg.inv(T)
             Af = T @ Af
@@ -78,32 +89,81 @@ def sample_vanilla(problem: Problem, c: Clustering, options: tuple[Option, ...],
     return VanillaSample(np.array(Wq), np.array(Wk), np.array(Wv), np.array(Wo), tuple(Ms), tuple(Rs))
 
 
-def _orbit_sum(problem: Problem, X: np.ndarray, inner: np.ndarray, outer: np.ndarray) -> np.ndarray:
-    """sum over t in outer/inner (left cosets) of rho(t) X rho(t)^T."""
-    G = problem.group
-    rho = problem.rho
-    out = np.zeros_like(X)
+def _cosets(G, sub: np.ndarray, outer: np.ndarray) -> list[int]:  # noqa: ANN001
+    """Representatives of the left cosets t·sub in ``outer`` (a subgroup containing sub), the
+    identity first."""
+    reps = []
     seen = np.zeros(G.order, dtype=bool)
-    for t in outer:
+    for t in np.sort(outer):
         if not seen[t]:
-            seen[G.table[t, inner]] = True
-            out += rho[t] @ X @ rho[t].T
+            seen[G.table[t, sub]] = True
+            reps.append(int(t))
+    return reps
+
+
+def _orbit_sum(problem: Problem, X: np.ndarray, inner: np.ndarray, outer: np.ndarray, act: BlockAction) -> np.ndarray:
+    """sum over t in outer/inner (left cosets) of rho(t) X rho(t)^T."""
+    out = np.zeros_like(X)
+    for t in _cosets(problem.group, inner, outer):
+        out += act.conj(t, X)
     return out
 
 
-def _solve_left(basis: np.ndarray, lhs_fn, target: np.ndarray, what: str) -> np.ndarray:  # noqa: ANN001
-    """Coefficients theta with sum_s theta_s lhs_fn(basis_s) = target (least squares, exact)."""
-    if basis.shape[0] == 0:
-        if np.abs(target).max() > 1e-9:
-            raise ConstructionError(f"{what}: no parameters but a non-zero target")
-        return np.zeros(0)
-    cols = np.array([lhs_fn(b).ravel() for b in basis]).T
-    theta, *_ = np.linalg.lstsq(cols, target.ravel(), rcond=None)
-    resid = np.abs(cols @ theta - target.ravel()).max()
-    scale = max(np.abs(target).max(), 1e-12)
+def _min_norm_left(target: np.ndarray, A: np.ndarray, what: str) -> np.ndarray:
+    """The least-norm X with ``X A = target``: ``target pinv(A)`` (A has few rows), checked exact.
+
+    Equivariance comes free: for orthogonal actions with ``A = S(k) A R(k)^T`` and
+    ``target = T(k) target R(k)^T``, ``pinv(A) = R(k) pinv(A) S(k)^T``, so X intertwines S and
+    T; no basis of the Hom space is needed."""
+    scale = max(float(np.abs(target).max()), 1e-12)
+    X = target @ np.linalg.pinv(A, rtol=PINV_RCOND) if A.shape[0] else np.zeros((target.shape[0], 0))
+    resid = float(np.abs(X @ A - target).max())
     if resid > 1e-7 * scale:
         raise ConstructionError(f"{what}: residual {resid:.2e} (target scale {scale:.2e})")
-    return theta
+    return X
+
+
+def _transfer_solve(act: BlockAction, Rbar: np.ndarray, hosts: list[tuple[int, list[int], np.ndarray]], what: str) -> list[np.ndarray]:
+    """Per host ``(a, [ta for the cosets t of K̄/L], Wv)`` the block ``rho(a) Wo`` of the
+    least-norm ``X = R̄ pinv(Ŵv)``, Ŵv the rows ``Wv rho(ta)^T`` of every host and coset
+    (``rows = Σ [K̄:L] dim W``; one ``(n x rows)`` least squares with ``n`` right-hand sides,
+    LAPACK's complete orthogonal factorisation ``gelsy``), checked exact."""
+    A = np.concatenate([act.right_t(wv, ta) for _, ts, wv in hosts for ta in ts])
+    scale = max(float(np.abs(Rbar).max()), 1e-12)
+    X = scipy.linalg.lstsq(A.T, Rbar.T, cond=PINV_RCOND, lapack_driver="gelsy")[0].T
+    resid = float(np.abs(X @ A - Rbar).max())
+    if resid > 1e-7 * scale:
+        raise ConstructionError(f"{what}: residual {resid:.2e} (target scale {scale:.2e})")
+    out, pos = [], 0
+    for _, ts, wv in hosts:
+        out.append(X[:, pos : pos + wv.shape[0]])
+        pos += len(ts) * wv.shape[0]
+    return out
+
+
+#: singular values below this fraction of the largest count as zero in the solves
+PINV_RCOND = 1e-10
+
+
+def _demand_targets(problem: Problem, result: ScenarioResult, sample: VanillaSample, c: Clustering, dem, act: BlockAction):  # noqa: ANN001
+    """(M', R̄', K̄_0's elements) of one demand (the pool: M' = 0, R̄' the sum over all G)."""
+    G = problem.group
+    n = problem.dim_v
+    expanded = c.expanded()
+    kb0 = G.subgroup_classes[dem.kbar]
+    if dem.pool:
+        Rbar = np.zeros((n, n))
+        for j in dem.orbits:
+            K = G.subgroup_classes[expanded[j][0]]
+            Rbar += _orbit_sum(problem, sample.R[j], K.elements, np.arange(G.order), act)
+        return np.zeros((n, n)), Rbar, kb0.elements
+    j = dem.orbits[0]
+    o = result.options[j]
+    K = G.subgroup_classes[expanded[j][0]]
+    cc = o.conj
+    kbar = np.sort(G.conj_table[cc, kb0.elements])  # K̄ = c K̄_0 c^-1
+    Rb = _orbit_sum(problem, sample.R[j], K.elements, kbar, act)
+    return act.conj_t(cc, sample.M[j]), act.conj_t(cc, Rb), kb0.elements
 
 
 def design_weights(
@@ -114,107 +174,80 @@ def design_weights(
     c: Clustering,
     rng: np.random.Generator,
 ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
-    """Per design orbit (Wq, Wk, Wv, Wo) in K-coordinates reproducing the vanilla layer."""
+    """Per design orbit (Wq, Wk, Wv, Wo) in K-coordinates reproducing the vanilla layer.
+
+    Per host (design orbit i at coset a) of a demand with targets M', R̄' (K̄-equivariant):
+
+    * ``Wk = Ã M_i`` with ``M_i = rho(a)^T M' rho(a)`` and Ã a random element of Hom_K(V, W);
+      ``Wq^T`` is the least-norm solution of ``Wq^T Wk = M_i``;
+    * ``Wv = Ṽ rho(a)^T R̄' rho(a)`` (Ṽ random), and the transfers must add up:
+      ``Σ_hosts Σ_{t ∈ K̄/L} rho(ta) Wo Wv rho(ta)^T = R̄'`` with ``L = a K a^-1``. Stacking the
+      rows ``Wv rho(ta)^T`` of every host and coset into Ŵv (Frobenius reciprocity: the maps
+      of Hom_K̄(⊕ Ind_L^K̄ W, V) are exactly the hosts' ``rho(ta) Wo``), the least-norm
+      ``X = R̄' pinv(Ŵv)`` is K̄-equivariant and its identity-coset block is ``rho(a) Wo``.
+
+    Both are dense solves of size (dim V) x (rows), never over a basis: memory and time grow
+    like dim V · (dim V + Σ dim W) (:func:`eqattn.numeric.verify.verify_memory`). Every weight
+    is finally projected onto its Hom space by its blocks (removing rounding)."""
     if result.assignments is None:
         raise ConstructionError("the scenario has no witness")
     G = problem.group
-    rho = problem.rho
+    act = BlockAction.of(problem)
     n = problem.dim_v
     weights = [
         (np.zeros((o.head_dim, n)), np.zeros((o.head_dim, n)), np.zeros((o.head_dim, n)), np.zeros((n, o.head_dim)))
         for o in design.orbits
     ]
-    expanded = c.expanded()
+    homs = [problem_hom(problem, o.sub, o.W) for o in design.orbits]
     for asg in result.assignments:
-        dem = asg.demand
-        kb0 = G.subgroup_classes[dem.kbar]
-        if dem.pool:
-            Mp = np.zeros((n, n))
-            Rbar = np.zeros((n, n))
-            for j in dem.orbits:
-                K = G.subgroup_classes[expanded[j][0]]
-                Rbar += _orbit_sum(problem, sample.R[j], K.elements, np.arange(G.order))
-        else:
-            j = dem.orbits[0]
-            o = result.options[j]
-            K = G.subgroup_classes[expanded[j][0]]
-            cc = o.conj
-            kbar = np.sort(G.conj_table[cc, kb0.elements])  # K̄ = c K̄_0 c^-1
-            Rb = _orbit_sum(problem, sample.R[j], K.elements, kbar)
-            Mp = rho[cc].T @ sample.M[j] @ rho[cc]
-            Rbar = rho[cc].T @ Rb @ rho[cc]
+        Mp, Rbar, kb0 = _demand_targets(problem, result, sample, c, asg.demand, act)
         for h in asg.hosts:
             i, a = h.design_orbit, h.a
-            orb = design.orbits[i]
-            Kp = orb.sub
-            rk = rho[Kp.elements]
-            VK = problem.restrict(Kp)
-            basis = hom_basis(Kp, rk, VK, orb.W, seed=int(rng.integers(1 << 30)))  # (p, dimW, n)
-            ra = rho[a]
-            # M: the head at coset a carries M' itself
-            Mi = ra.T @ Mp @ ra
+            hom = homs[i]
+            Mi = act.conj_t(a, Mp)  # the head at coset a carries M' itself
             if np.abs(Mi).max() > 0:
-                Ak = np.tensordot(rng.normal(size=basis.shape[0]), basis, axes=1) @ Mi if basis.shape[0] else np.zeros((orb.head_dim, n))
-                th = _solve_left(basis, lambda b: b.T @ Ak, Mi, f"M of design orbit {i + 1}")
-                Bk = np.tensordot(th, basis, axes=1).T
-                wq, wk = Bk.T, Ak
+                wk = random_hom(hom, rng) @ Mi
+                wq = _project(hom, _min_norm_left(Mi, wk, f"M of design orbit {i + 1}").T)
             else:
-                wq = wk = np.zeros((orb.head_dim, n))
+                wq = wk = np.zeros((design.orbits[i].head_dim, n))
             weights[i] = (wq, wk, weights[i][2], weights[i][3])
-        # R: the hosts' transfers add up to R̄'
         if np.abs(Rbar).max() == 0:
             continue
         hosts = []
-        cols_fns = []
         for h in asg.hosts:
             i, a = h.design_orbit, h.a
-            orb = design.orbits[i]
-            Kp = orb.sub
-            rk = rho[Kp.elements]
-            basis = hom_basis(Kp, rk, problem.restrict(Kp), orb.W, seed=int(rng.integers(1 << 30)))
-            ra = rho[a]
-            Vt = np.tensordot(rng.normal(size=basis.shape[0]), basis, axes=1) if basis.shape[0] else np.zeros((orb.head_dim, n))
-            wv = Vt @ (ra.T @ Rbar @ ra)
-            L = np.sort(G.conj_table[a, Kp.elements])
-            hosts.append((i, basis, wv))
-            cols_fns.append((basis, wv, a, L))
-        # joint linear solve over all hosts' Wo coefficients
-        cols = []
-        for basis, wv, a, L in cols_fns:
-            for b in basis:
-                Ri = rho[a] @ (b.T @ wv) @ rho[a].T
-                cols.append(_orbit_sum(problem, Ri, L, kb0.elements).ravel())
-        if not cols:
+            wv = random_hom(homs[i], rng) @ act.conj_t(a, Rbar)
+            L = np.sort(G.conj_table[a, design.orbits[i].sub.elements])
+            hosts.append((i, [int(G.table[t, a]) for t in _cosets(G, L, kb0)], wv))  # ta, identity coset first
+        if not sum(wv.shape[0] for _, _, wv in hosts):
             raise ConstructionError("R: no parameters in the hosts")
-        Cm = np.array(cols).T
-        theta, *_ = np.linalg.lstsq(Cm, Rbar.ravel(), rcond=None)
-        resid = np.abs(Cm @ theta - Rbar.ravel()).max()
-        if resid > 1e-7 * max(np.abs(Rbar).max(), 1e-12):
-            raise ConstructionError(f"R of the {'zero pool' if dem.pool else 'demand'}: residual {resid:.2e}")
-        pos = 0
-        for i, basis, wv in hosts:
-            k = basis.shape[0]
-            Wo_i = np.tensordot(theta[pos : pos + k], basis, axes=1).T
-            pos += k
+        what = f"R of the {'zero pool' if asg.demand.pool else 'demand'}"
+        outs = _transfer_solve(act, Rbar, [(int(ts[0]), ts, wv) for _, ts, wv in hosts], what)
+        for (i, ts, wv), ao in zip(hosts, outs):
+            wo = act.left(ts[0], ao, transpose=True)  # rho(a)^T (rho(a) Wo)
             wq, wk, _, _ = weights[i]
-            weights[i] = (wq, wk, wv, Wo_i)
+            weights[i] = (wq, wk, wv, _project(homs[i], wo.T).T)
     return weights
+
+
+def _project(hom: HomBlocks, A: np.ndarray) -> np.ndarray:
+    """The orthogonal projection of ``A (dim W, dim V)`` onto Hom_K(V, W), by blocks."""
+    return hom.compose(hom.coordinates(A)) if hom.dim else np.zeros_like(A)
 
 
 def expand_design(problem: Problem, design: Design, weights: list) -> list[tuple[np.ndarray, ...]]:  # noqa: ANN001
     """Per orbit, the per-head weights (heads at cosets a: W_Q = Wq rho(a)^T, W_O = rho(a) Wo)."""
     G = problem.group
-    rho = problem.rho
+    act = BlockAction.of(problem)
     blocks = []
     for o, (wq, wk, wv, wo) in zip(design.orbits, weights):
         cos = G.left_transversal(o.sub.elements)
-        R = rho[cos]
         blocks.append(
             (
-                np.einsum("dv,hwv->hdw", wq, R),
-                np.einsum("dv,hwv->hdw", wk, R),
-                np.einsum("dv,hwv->hdw", wv, R),
-                np.einsum("hvw,wd->hvd", R, wo),
+                np.array([act.right_t(wq, a) for a in cos]),
+                np.array([act.right_t(wk, a) for a in cos]),
+                np.array([act.right_t(wv, a) for a in cos]),
+                np.array([act.left(a, wo) for a in cos]),
             )
         )
     return blocks

@@ -1,5 +1,5 @@
-"""Equivariant linear maps with explicit matrices: bases of Hom_K(V, W) (SPEC §3) and
-random elements of the factoring sets F_K(U) (SPEC §4.1)."""
+"""Equivariant linear maps with explicit matrices: bases of Hom_K(V, W) (SPEC §3) for small
+spaces (random elements by blocks: :mod:`eqattn.numeric.action`)."""
 
 from __future__ import annotations
 
@@ -17,16 +17,6 @@ def hom_basis(sub: SubgroupClass, rho_k: np.ndarray, V: Rep, W: Rep, seed: int =
     from .isotypic import HomBlocks, Isotypic, isotypic_basis
 
     return HomBlocks(isotypic_basis(sub, rho_k, V.mults, seed=seed), Isotypic.standard(W)).dense_basis()
-
-
-def random_hom_pair(sub: SubgroupClass, rho_k: np.ndarray, V: Rep, U: Rep, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """Random A in Hom_K(V, U) and B in Hom_K(U, V) (U block-diagonal standard)."""
-    basis = hom_basis(sub, rho_k, V, U, seed=int(rng.integers(1 << 30)))
-    if basis.shape[0] == 0:
-        return np.zeros((U.dim, rho_k.shape[1])), np.zeros((rho_k.shape[1], U.dim))
-    A = np.tensordot(rng.normal(size=basis.shape[0]), basis, axes=1)
-    B = np.tensordot(rng.normal(size=basis.shape[0]), basis, axes=1).T
-    return A, B
 
 
 def check_equivariant(rho_in: np.ndarray, rho_out: np.ndarray, T: np.ndarray) -> float:

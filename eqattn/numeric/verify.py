@@ -26,24 +26,35 @@ from .reference import attention_from_blocks, reference_attention
 #: Haar samples of a compact group that `verify_design` checks equivariance under
 HAAR_SAMPLES = 16
 
-# Memory the weight construction may use (the Hom_K(V, W) bases dominate; SPEC §3).
+# Memory the weight construction may use (SPEC §3: dense (dim V)-sized matrices per scenario).
 MAX_VERIFY_BYTES = 1 << 30
 
 
 def verify_memory(problem: Problem, design: Design) -> tuple[int, int]:
-    """(estimated peak bytes, index of the orbit that needs them) of `verify_design`.
+    """(estimated peak bytes, index of the orbit that needs the most) of `verify_design`,
+    computed from the sizes alone (nothing is built). Per scenario, float64, n = dim V:
 
-    The basis of Hom_K(V, W) holds p = dim Hom_K(V, W) matrices of size dim W x dim V, built as
-    a list and then stacked (two copies): 16 p dim W dim V bytes, quadratic in W's multiplicity.
-    Example: C2, V = A + B, W = 1000xB: p = 1000, 16 * 1000 * 1000 * 2 = 32 MB."""
-    worst, where = 0, -1
+    * the group matrices ``|G| n^2`` and one isotypic basis ``n^2`` per subgroup class in use
+      (at most ``min(#classes, H + #orbits)``);
+    * the vanilla sample: ``M_j``, ``R_j`` per cluster orbit (``2 H n^2``), its per-head
+      weights twice (``8 H d n``);
+    * the construction: five ``n^2`` targets, the stacked value rows Ŵv
+      (``rows <= Σ_i heads_i dim W_i``, every host at every coset) and the least-norm
+      solve's copies (``3 rows n + 2 max(n, rows) n``), the design weights ``4 Σ dim W_i n``
+      and their expansion to heads ``4 rows n``, a Hom element ``3 max dim W n``.
+
+    Linear in Σ dim W and quadratic only in dim V (never ``p · dim W · dim V``: no Hom basis is
+    formed). Example: C2, V = A + B, one orbit (C2, 1000xB): about 0.2 MB."""
     n = problem.dim_v
-    for i, o in enumerate(design.orbits):
-        p = problem.restrict(o.sub).hom_dim(o.W)
-        need = 16 * p * o.head_dim * n + 8 * o.head_dim * n * 8
-        if need > worst:
-            worst, where = need, i
-    return worst, where
+    H, d = problem.heads, problem.head_dim
+    rows = sum(o.heads * o.head_dim for o in design.orbits)
+    widths = [o.head_dim for o in design.orbits] or [0]
+    classes = min(len(problem.group.subgroup_classes), H + len(design.orbits))
+    squares = (problem.group.order + classes + 2 * H + 5) * n * n
+    lines = (8 * H * d + 3 * rows + 2 * max(n, rows) + 4 * sum(widths) + 4 * rows + 3 * max(widths)) * n
+    need = 8 * (squares + lines)
+    where = max(range(len(design.orbits)), key=lambda i: design.orbits[i].heads * widths[i], default=-1)
+    return need, where
 
 
 def check_verify_memory(problem: Problem, design: Design, budget: int = MAX_VERIFY_BYTES) -> None:

@@ -40,25 +40,34 @@ class BlockExpansion(ExactBuffers):
         self.register_index("param", ex.param, device)
         self.register_index("pos", ex.pos, device)
         self.register_exact("vals", ex.vals, dtype, device, persistent=False)
-        self.blocks = tuple(realized.blocks)
+        self.blocks = [(int(o), int(m), int(d)) for o, m, d in realized.blocks]
+        self.block_sizes = [m * d for _, m, d in self.blocks]
         groups = coset_groups(realized)  # step 2: orbits grouped by their coset representatives
         self.groups: list[tuple[int, bool]] = []  # (index, identity cosets only)
         gm = np.asarray(realized.orbits[0].group_matrices) if realized.orbits else np.zeros((1, n, n))
         rows_of = np.asarray(layout.row, dtype=np.int64)
         dests: list[np.ndarray] = []
-        for g, (reps, members) in enumerate(groups):
-            src = np.concatenate([np.arange(r, r + w) for r, w, _ in members])
+        srcs: list[np.ndarray] = []
+        rhos: list[np.ndarray] = []
+        #: where rho(a) of group g on irrep block k starts in ``rho_all`` (flattened (index, d, d))
+        self.rho_starts: list[int] = []
+        # heads without rows in the layout (their orbit computes 0 in the layer) are left out
+        groups = [(reps, kept) for reps, members in groups if (kept := [m for m in members if layout.widths[m[2]]])]
+        pos = 0
+        for reps, members in groups:
+            srcs.append(np.concatenate([np.arange(r, r + w) for r, w, _ in members]))
             # output order (a, member, r) -> layout rows
-            dest = np.concatenate([rows_of[h + a] + np.arange(w) for a in range(len(reps)) for _, w, h in members])
-            self.register_index(f"src_{g}", src, device)
-            dests.append(dest)
+            dests.append(np.concatenate([rows_of[h + a] + np.arange(w) for a in range(len(reps)) for _, w, h in members]))
             trivial = all(np.array_equal(gm[a], np.eye(n)) for a in reps)
-            if not trivial:  # rho(a) on each irrep block of V (the copies share it)
-                for k, (off, _, d) in enumerate(self.blocks):
-                    self.register_exact(
-                        f"rho_{g}_{k}", gm[list(reps)][:, off : off + d, off : off + d], dtype, device, persistent=False
-                    )
+            for off, _, d in self.blocks:  # rho(a) on each irrep block of V (the copies share it)
+                self.rho_starts.append(pos)
+                if not trivial:
+                    rhos.append(gm[list(reps)][:, off : off + d, off : off + d].ravel())
+                    pos += rhos[-1].size
             self.groups.append((len(reps), trivial))
+        self.src_starts = [0] + [int(x) for x in np.cumsum([len(x) for x in srcs])]
+        self.register_index("src_all", np.concatenate(srcs) if srcs else np.zeros(0), device)
+        self.register_exact("rho_all", np.concatenate(rhos) if rhos else np.zeros(0), dtype, device, persistent=False)
         # emit the groups in the order of their rows in the layout (then no scatter is needed)
         self.order = sorted(range(len(dests)), key=lambda g: int(dests[g].min()) if dests[g].size else 0)
         dests = [dests[g] for g in self.order]
@@ -70,20 +79,25 @@ class BlockExpansion(ExactBuffers):
     def weights(self, theta: torch.Tensor) -> torch.Tensor:
         """``theta (4, P)`` (q, k, v, o coordinates of all orbits, concatenated)."""
         n = self.dim_v
-        vals = self._buffers["vals_w"]
-        base = theta.new_zeros(theta.shape[0], self.base_rows * n)
-        base = base.index_add(1, self.pos, theta[:, self.param] * vals).view(theta.shape[0], self.base_rows, n)
-        pieces = []
-        for g, (index, trivial) in enumerate(self.groups):
-            b = base.index_select(1, self._buffers[f"src_{g}"])  # (4, r, n)
+        X = theta.shape[0]
+        base = theta.new_zeros(X, self.base_rows * n)
+        base = base.index_add(1, self.pos, theta[:, self.param] * self.vals_w).view(X, self.base_rows, n)
+        pieces: list[torch.Tensor] = []
+        nb = len(self.blocks)
+        for g in range(len(self.groups)):
+            index, trivial = self.groups[g][0], self.groups[g][1]
+            b = base.index_select(1, self.src_all[self.src_starts[g] : self.src_starts[g + 1]])  # (4, r, n)
             if trivial:
                 heads = b
             else:
-                X, r = b.shape[0], b.shape[1]
-                parts = []
-                pieces_b = b.split([m * d for _, m, d in self.blocks], dim=-1)  # a split's backward is one cat
-                for k, ((off, m, d), x) in enumerate(zip(self.blocks, pieces_b)):
-                    R = self._buffers[f"rho_{g}_{k}_w"]  # (index, d, d)
+                r = b.shape[1]
+                parts: list[torch.Tensor] = []
+                pieces_b = b.split(self.block_sizes, dim=-1)  # a split's backward is one cat
+                for k in range(nb):
+                    m, d = self.blocks[k][1], self.blocks[k][2]
+                    x = pieces_b[k]
+                    start = self.rho_starts[g * nb + k]
+                    R = self.rho_all_w[start : start + index * d * d].view(index, d, d)
                     if d == 1:  # a sign (or 1) per coset
                         parts.append(x.unsqueeze(1) * R.view(1, index, 1, 1))
                         continue
@@ -92,13 +106,13 @@ class BlockExpansion(ExactBuffers):
                     parts.append(y.permute(0, 3, 1, 2, 4).reshape(X, index, r, m * d))
                 heads = (parts[0] if len(parts) == 1 else torch.cat(parts, dim=-1)).reshape(X, index * r, n)
             pieces.append(heads)
-        if not pieces:
-            return theta.new_zeros(theta.shape[0], self.total, n)
-        pieces = [pieces[g] for g in self.order]
-        heads = pieces[0] if len(pieces) == 1 else torch.cat(pieces, dim=1)
+        if len(pieces) == 0:
+            return theta.new_zeros(X, self.total, n)
+        ordered = [pieces[g] for g in self.order]
+        heads = ordered[0] if len(ordered) == 1 else torch.cat(ordered, dim=1)
         if self.in_order:
             return heads
-        return theta.new_zeros(theta.shape[0], self.total, n).index_copy(1, self.dest, heads)
+        return theta.new_zeros(X, self.total, n).index_copy(1, self.dest, heads)
 
     def extra_repr(self) -> str:
         return f"triplets={int(self.param.numel())}, base_rows={self.base_rows}, rows={self.total}"

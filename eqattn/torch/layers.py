@@ -44,16 +44,21 @@ a canonical orthonormal basis of the same space (:func:`canonical_basis`; ``cano
 keeps the given one), applied with ``index_add`` when sparse, and consecutive identical orbits
 are expanded by one matmul.
 
-``torch.compile``
------------------
-Works (tested on CPU with the inductor backend, ``fullgraph=True``, forward and backward;
-the first compile takes ~20 s on 2 CPU cores). The weight expansion is traced into the graph.
+``torch.compile`` and ``torch.jit.script``
+-----------------------------------------
+``torch.compile`` works (tested on CPU with the inductor backend, ``fullgraph=True``, forward
+and backward; the first compile takes ~20 s on 2 CPU cores); the weight expansion is traced
+into the graph. ``torch.jit.script`` works for the block path (layers from a design): the
+expansion's fixed data are flat buffers with integer offsets, so the scripted module
+(savable with ``torch.jit.save``) expands the weights each call; the reuse of expanded
+weights without autograd (:mod:`eqattn.torch.reuse`) is eager-only. The dense path
+(explicit bases) is marked unused for TorchScript: a scripted dense layer raises when called.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from typing import Any, Sequence, Tuple
 
 import numpy as np
 import torch
@@ -66,6 +71,7 @@ from .design_json import design_from_json
 from .exact import ExactBuffers
 from .vanilla import VanillaAttention, _attend, _check_factory, _check_tokens, _gen_device
 from .expansion import BlockExpansion, BlockOrbit
+from .reuse import WeightCache
 
 __all__ = ["EquivariantAttention", "VanillaAttention"]
 
@@ -132,13 +138,16 @@ class EquivariantAttention(ExactBuffers):
         order = group_head_order(coset_groups(realized)) if self.block else None
         self.layout = HeadLayout.of(widths, order=order)
         self.buckets = list(self.layout.buckets)
+        self.layout_total = int(self.layout.total)
         # orbit-order padded rows (h * head_dim + r) <-> layout rows
         padded = self.layout.padded_rows(self.head_dim)
         real = np.nonzero(padded >= 0)[0]
         self.register_index("_layout_rows", real, device)
         self.register_index("_padded_rows", padded[real], device)
-        for i in range(len(self.buckets)):
-            self.register_index(f"_bucket_heads_{i}", _bucket_members(self.layout, i), device)
+        members = [_bucket_members(self.layout, i) for i in range(len(self.buckets))]
+        self.register_index("_bucket_heads_all", np.concatenate(members) if members else np.zeros(0), device)
+        #: bucket i's heads are _bucket_heads_all[_bucket_starts[i] : _bucket_starts[i + 1]]
+        self._bucket_starts = [0] + [int(x) for x in np.cumsum([len(m) for m in members])]
         #: orthonormal basis (b, n) of V^G (user coordinates): the output biases equivariance allows
         self.v_fixed_np = _invariant_vectors(G, getattr(realized, "blocks", None), orbits)
         change = _common_change(orbits) if self.block else None
@@ -148,6 +157,7 @@ class EquivariantAttention(ExactBuffers):
             self.expansion = BlockExpansion(realized, self.layout, dtype, device)
         else:
             self._find_runs()
+        self.weight_cache, self.head_cache = WeightCache(), WeightCache()
         self.reset_parameters(generator=generator)
 
     def _find_runs(self) -> None:
@@ -168,10 +178,12 @@ class EquivariantAttention(ExactBuffers):
         if hasattr(self, "_runs"):  # bases may have changed (load_state_dict)
             self._find_runs()
 
-    @property
-    def _bucket_heads(self) -> list[torch.Tensor]:
-        """Per bucket, its heads (orbit order), for per-head masks."""
-        return [self._buffers[f"_bucket_heads_{i}"] for i in range(len(self.buckets))]
+    def bucket_heads(self, i: int) -> torch.Tensor:
+        """Bucket i's heads (orbit order), for per-head masks."""
+        return self._bucket_heads_all[self._bucket_starts[i] : self._bucket_starts[i + 1]]
+
+    def _bucket_head_list(self) -> list[torch.Tensor]:
+        return [self.bucket_heads(i) for i in range(len(self.buckets))]
 
     # ----- constructors ------------------------------------------------------------------
     @classmethod
@@ -349,7 +361,18 @@ class EquivariantAttention(ExactBuffers):
     def head_weights(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
         """Expanded per-head weights in the vanilla layout (SPEC §1), heads padded to ``head_dim``:
         ``W_Q, W_K, W_V (H, D, n)`` and ``W_O (H, n, D)`` (differentiable; heads in orbit order,
-        then coset order; in the user's coordinates)."""
+        then coset order; in the user's coordinates). Reused as :meth:`projections` is."""
+        if torch.jit.is_scripting():
+            return self._head_weights()
+        return self._reused_head_weights()
+
+    @torch.jit.unused
+    def _reused_head_weights(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+        return self.head_cache.get(self._weight_inputs(), self._head_weights)
+
+
+    _reused_head_weights.__annotations__["return"] = Tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]  # TorchScript reads real types, not strings
+    def _head_weights(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
         n, H, D = self.dim_v, self.heads, self.head_dim
         if H == 0 or D == 0:
             z = self.group_matrices_w.new_zeros
@@ -364,7 +387,8 @@ class EquivariantAttention(ExactBuffers):
         flat = flat.view(4, H, D, n)
         return flat[0], flat[1], flat[2], flat[3].transpose(1, 2)
 
-    def _expanded(self) -> tuple[torch.Tensor, torch.Tensor]:
+    @torch.jit.unused
+    def _expanded(self) -> Tuple[torch.Tensor, torch.Tensor]:
         """Dense path: ``(3, H, D, n)`` and ``(H, n, D)``; heads in orbit order, then coset order."""
         parts = [_expand_run([self.orbits[i] for i in run], self.head_dim) for run in self._runs]
         if len(parts) == 1:
@@ -373,24 +397,47 @@ class EquivariantAttention(ExactBuffers):
         wo = torch.cat([p[1] for p in parts], dim=0)  # (H, n, D)
         return qkv, wo
 
+
+    _expanded.__annotations__["return"] = Tuple[torch.Tensor, torch.Tensor]  # TorchScript reads real types, not strings
     def _block_weights(self) -> torch.Tensor:
         """Block path: ``(4, T, n)`` q, k, v and ``W_O^T`` rows in the layout (design coordinates)."""
         assert self.expansion is not None
-        theta = torch.stack(
-            [torch.cat([getattr(o, name) for o in self.orbits]) for name in ("theta_q", "theta_k", "theta_v", "theta_o")]
-        )
+        qs, ks, vs, os_ = [], [], [], []
+        for o in self.orbits:  # (a loop over the orbits, as TorchScript wants it)
+            qs.append(o.theta_q)
+            ks.append(o.theta_k)
+            vs.append(o.theta_v)
+            os_.append(o.theta_o)
+        theta = torch.stack([torch.cat(qs), torch.cat(ks), torch.cat(vs), torch.cat(os_)])
         return self.expansion.weights(theta)
+
+    def _weight_inputs(self) -> list[torch.Tensor]:
+        """Every tensor the expanded weights depend on (for :class:`WeightCache`)."""
+        return list(self.parameters()) + [b for b in self.buffers()]
 
     def projections(self) -> tuple[torch.Tensor, torch.Tensor]:
         """``w_in (3, T, n)`` (q, k, v rows in :attr:`layout`) and ``w_out (n, T)``: what one
         forward uses, T = ``layout.total`` (each bucket's heads padded to its width). In the
-        design's coordinates when :attr:`has_change` (the forward rotates its input instead)."""
+        design's coordinates when :attr:`has_change` (the forward rotates its input instead).
+        Reused without autograd while the coordinates are unchanged (:mod:`eqattn.torch.reuse`;
+        ``layer.weight_cache.enabled = False`` expands on every call)."""
+        if torch.jit.is_scripting():
+            return self._projections()
+        return self._reused_projections()
+
+    @torch.jit.unused
+    def _reused_projections(self) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.weight_cache.get(self._weight_inputs(), self._projections)
+
+
+    _reused_projections.__annotations__["return"] = Tuple[torch.Tensor, torch.Tensor]  # TorchScript reads real types, not strings
+    def _projections(self) -> tuple[torch.Tensor, torch.Tensor]:
         n = self.dim_v
         if self.block:
             w_in, w_o = self._block_weights().split([3, 1])
             return w_in, w_o[0].T
         qkv, wo = self._expanded()  # orbit order, padded to head_dim
-        T = self.layout.total
+        T = self.layout_total
         w_in = qkv.new_zeros(3, T, n).index_copy(
             1, self._layout_rows, qkv.reshape(3, -1, n).index_select(1, self._padded_rows)
         )
@@ -401,15 +448,16 @@ class EquivariantAttention(ExactBuffers):
     def forward(
         self, x: torch.Tensor, attn_mask: torch.Tensor | None = None, is_causal: bool = False
     ) -> torch.Tensor:
-        _check_tokens(x, self.dim_v)
-        if self.heads == 0 or self.layout.total == 0:
-            return _attend(x, x.new_zeros(3, 0, self.dim_v), x.new_zeros(self.dim_v, 0), [], attn_mask, is_causal)
+        if not torch.jit.is_scripting():
+            _check_tokens(x, self.dim_v)
+        if self.heads == 0 or self.layout_total == 0:
+            return _attend(x, x.new_zeros(3, 0, self.dim_v), x.new_zeros(self.dim_v, 0), self.buckets, attn_mask, is_causal)
         w_in, w_out = self.projections()
         if self.has_change:  # x_design = x_user U, y_user = y_design U^T
             U = self.basis_change_w
-            y = _attend(x @ U, w_in, w_out, self.buckets, attn_mask, is_causal, self._bucket_heads)
+            y = _attend(x @ U, w_in, w_out, self.buckets, attn_mask, is_causal, self._bucket_head_list())
             return y @ U.T
-        return _attend(x, w_in, w_out, self.buckets, attn_mask, is_causal, self._bucket_heads)
+        return _attend(x, w_in, w_out, self.buckets, attn_mask, is_causal, self._bucket_head_list())
 
     def to_vanilla(self) -> "VanillaAttention":
         """A :class:`VanillaAttention` computing the same function (a detached copy)."""

@@ -38,19 +38,25 @@ Differences from ``nn.MultiheadAttention``, all forced by SPEC §1 or equivarian
 * ``add_bias_kv``: the extra key and value token has, in every head of an orbit ``(K, W)``, the
   same learnt vector of ``W^K`` (``bias_k``, ``bias_v`` hold its coordinates), which keeps the
   layer equivariant; ``add_zero_attn`` appends a zero key/value token (invariant anyway);
-* ``kdim`` / ``vdim`` must be ``dim V`` (or None): keys and values carry V (an integer alone
-  does not say how G acts on another space);
+* ``kdim`` / ``vdim``: keys and values may carry other representations of G, given in the
+  rep notation (``kdim="2xA + E1"``) or as ``eqattn`` representations; their projections are
+  the orbits' ``Hom_K(V'|K, W)`` (:mod:`eqattn.torch.input_reps`, which also says what the
+  design's coverage claim does not cover there). A plain integer is accepted only when it is
+  ``dim V`` (an integer alone does not say how G acts on another space);
 * ``_qkv_same_embed_dim`` is False and ``in_proj_weight`` / ``in_proj_bias`` are None: the
   projections are the design's, not one ``(3 E, E)`` matrix, so PyTorch's fused encoder fast
   path (which reads them and scales by ``1/sqrt(head_dim)``) is declined and the layer is
   called instead;
-* ``torch.jit.script`` is not supported: the weights are assembled by a design-specific
-  programme (per-irrep blocks, per-coset-group products, head buckets) held in Python
-  structures; use ``torch.compile`` (tested) or :meth:`to_multihead_attention` (a real
-  ``nn.MultiheadAttention``, scriptable) when the design's heads have one dimension and fill V.
+* ``torch.jit.script`` works (train and eval, masks, ``kdim``/``vdim`` representations, the
+  extra tokens; tested against the eager module, gradients included) for layers built from a
+  design (the block path). The scripted module expands the weights on every call (the eager
+  module's reuse without autograd, :mod:`eqattn.torch.reuse`, is Python-side). Layers from
+  explicit bases (``realize_from_matrices``) are not scriptable (their dense path raises when
+  scripted); ``torch.compile`` and :meth:`to_multihead_attention` work for both.
 
-Equivariance: ``mha(q rho(g)^T, k rho(g)^T, v rho(g)^T)[0] = mha(q, k, v)[0] rho(g)^T`` and the
-attention weights are unchanged; masks act on token pairs, so any mask keeps it.
+Equivariance: ``mha(q rho(g)^T, k rho_k(g)^T, v rho_v(g)^T)[0] = mha(q, k, v)[0] rho(g)^T`` and
+the attention weights are unchanged (``rho_k = rho_v = rho`` unless ``kdim``/``vdim`` are other
+representations: :meth:`group_actions`); masks act on token pairs, so any mask keeps it.
 
 Dropout (training only) drops attention weights like ``nn.MultiheadAttention`` but with ONE
 mask per (batch, query, key) shared by all heads: ``g`` permutes the heads of an orbit, so
@@ -70,9 +76,20 @@ import torch.nn.functional as F
 from torch import nn
 
 from .exact import ExactBuffers
+from .input_reps import InputProjection, parse_input_rep
 from .layers import EquivariantAttention
+from .vanilla import _shape
 
 __all__ = ["EquivariantMultiheadAttention"]
+
+
+def _additive(m: torch.Tensor, dtype: torch.dtype, device: torch.device) -> torch.Tensor:
+    """A bool mask (True = NOT allowed) as 0 / -inf; a float mask as it is."""
+    if m.dtype == torch.bool:
+        return torch.zeros(m.shape, dtype=dtype, device=device).masked_fill(m, float("-inf"))
+    if not m.is_floating_point():
+        raise TypeError("masks must be bool or floating point")
+    return m.to(dtype)
 
 
 class EquivariantMultiheadAttention(ExactBuffers):
@@ -109,22 +126,32 @@ class EquivariantMultiheadAttention(ExactBuffers):
     ) -> None:
         super().__init__()
         if isinstance(design, EquivariantAttention):
-            core = design
+            core, design = design, None
         else:
             core = EquivariantAttention.from_design(
                 design, rep_matrices=rep_matrices, basis=basis, dtype=dtype, device=device, generator=generator
             )
         if not 0.0 <= float(dropout) < 1.0:
             raise ValueError(f"dropout must be in [0, 1), got {dropout}")
-        for name, value in (("kdim", kdim), ("vdim", vdim)):
-            if value is not None and int(value) != core.dim_v:
-                raise ValueError(
-                    f"{name} = {value}: keys and values must carry the representation V (dim {core.dim_v}); "
-                    f"an integer alone does not say how the group acts on another space"
-                )
+        reps = {name: parse_input_rep(name, value, design, core.dim_v) for name, value in (("kdim", kdim), ("vdim", vdim))}
+        if core.has_change and any(r is not None for r in reps.values()):
+            raise ValueError("kdim/vdim as representations work in the design's coordinates; build without rep_matrices/basis")
         self.core = core
         self.embed_dim = core.dim_v
-        self.kdim = self.vdim = core.dim_v
+        # keys / values in other representations: their own projections; the core's are then unused
+        self.key_proj = self.value_proj = None
+        for name, which in (("kdim", "theta_k"), ("vdim", "theta_v")):
+            if reps[name] is None:
+                continue
+            side = InputProjection(design, reps[name], core.layout, core.group_matrices_w.dtype, core.group_matrices_w.device)
+            side.reset_parameters(generator)
+            setattr(self, "key_proj" if name == "kdim" else "value_proj", side)
+            for o in core.orbits:  # not parameters any more: zero, non-persistent
+                unused = getattr(o, which).detach()
+                del o._parameters[which]
+                o.register_buffer(which, torch.zeros_like(unused), persistent=False)
+        self.kdim = self.key_proj.dim if self.key_proj is not None else core.dim_v
+        self.vdim = self.value_proj.dim if self.value_proj is not None else core.dim_v
         self.num_heads = core.heads
         self.head_dim = core.head_dim
         self.dropout = float(dropout)
@@ -142,8 +169,16 @@ class EquivariantMultiheadAttention(ExactBuffers):
         fixed_v = core.v_fixed_np if bias else np.zeros((0, core.dim_v))
         self.bias_dims = tuple(int(f.shape[0]) for f in fixed_w)
         self.register_exact("bias_out_basis", fixed_v, kw["dtype"], kw["device"])
-        for i, f in enumerate(fixed_w):
-            self.register_exact(f"bias_in_basis_{i}", f, kw["dtype"], kw["device"])
+        # the orbits' W^K bases side by side: coordinates (Σ b_i) -> vectors (Σ dim W_i), block diagonal
+        widths = [o.head_dim for o in core.orbits]
+        blockdiag = np.zeros((sum(self.bias_dims), sum(widths)))
+        r = c = 0
+        for f, w in zip(fixed_w, widths):
+            blockdiag[r : r + f.shape[0], c : c + w] = f
+            r, c = r + f.shape[0], c + w
+        self.register_exact("bias_in_basis", blockdiag, kw["dtype"], kw["device"])
+        self.orbit_widths = widths
+        self.orbit_heads = [o.index for o in core.orbits]
         nb = sum(self.bias_dims)
         self.bias_qkv = nn.Parameter(torch.zeros(3, nb, **kw)) if bias else None
         self.bias_out = nn.Parameter(torch.zeros(fixed_v.shape[0], **kw)) if bias else None
@@ -176,19 +211,14 @@ class EquivariantMultiheadAttention(ExactBuffers):
     def reset_parameters(self, generator: torch.Generator | None = None) -> None:
         """Fresh random weights (:meth:`EquivariantAttention.reset_parameters`) and biases."""
         self.core.reset_parameters(generator=generator)
+        for side in (self.key_proj, self.value_proj):
+            if side is not None:
+                side.reset_parameters(generator)
         self._init_biases(generator)
 
     def _reset_parameters(self) -> None:
         """``nn.MultiheadAttention``'s name for :meth:`reset_parameters`."""
         self.reset_parameters()
-
-    def __prepare_scriptable__(self) -> "EquivariantMultiheadAttention":
-        raise RuntimeError(
-            "EquivariantMultiheadAttention cannot be scripted: its weights are assembled by a "
-            "design-specific programme held in Python structures. Use torch.compile, or "
-            "to_multihead_attention() for a real (scriptable) nn.MultiheadAttention when the "
-            "design's heads have one dimension and fill dim V."
-        )
 
     # ----- constructors ------------------------------------------------------------------------
     @classmethod
@@ -201,8 +231,13 @@ class EquivariantMultiheadAttention(ExactBuffers):
     # ----- parameter counts --------------------------------------------------------------------
     @property
     def num_weight_parameters(self) -> int:
-        """``4 * sum_i dim Hom_{K_i}(V, W_i)``: the design's count (SPEC §3)."""
-        return self.core.num_parameters
+        """``4 * sum_i dim Hom_{K_i}(V, W_i)``: the design's count (SPEC §3). With keys (values)
+        in another representation V', their ``sum_i dim Hom_{K_i}(V, W_i)`` is replaced by
+        ``sum_i dim Hom_{K_i}(V'|K_i, W_i)``."""
+        p = self.core.num_parameters // 4
+        pk = self.key_proj.p if self.key_proj is not None else p
+        pv = self.value_proj.p if self.value_proj is not None else p
+        return 2 * p + pk + pv
 
     @property
     def num_bias_parameters(self) -> int:
@@ -215,6 +250,13 @@ class EquivariantMultiheadAttention(ExactBuffers):
     def num_parameters(self) -> int:
         """Weights and biases: ``sum(p.numel() for p in self.parameters())``."""
         return self.num_weight_parameters + self.num_bias_parameters
+
+    def group_actions(self, g: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """``(rho(g), rho_k(g), rho_v(g))`` on queries/outputs, keys and values."""
+        r = self.core.group_action(g)
+        rk = self.key_proj.group_action(g) if self.key_proj is not None else r
+        rv = self.value_proj.group_action(g) if self.value_proj is not None else r
+        return r, rk, rv
 
     # ----- export --------------------------------------------------------------------------------
     @torch.no_grad()
@@ -234,15 +276,21 @@ class EquivariantMultiheadAttention(ExactBuffers):
                 f"the design's {H} heads of dimension {self.head_dim} fill {H * self.head_dim} of dim V = {n}; "
                 f"nn.MultiheadAttention needs num_heads * head_dim = embed_dim"
             )
-        Wq, Wk, Wv, Wo = self.core.head_weights()
+        Wq, Wk, Wv, Wo = self._head_weights()
         D = self.head_dim
         w = Wq.new_empty(0)
         ref = nn.MultiheadAttention(
             n, H, dropout=self.dropout, bias=self.has_bias, add_bias_kv=self.bias_k is not None,
-            add_zero_attn=self.add_zero_attn, batch_first=self.batch_first, dtype=w.dtype, device=w.device,
+            add_zero_attn=self.add_zero_attn, kdim=self.kdim, vdim=self.vdim, batch_first=self.batch_first,
+            dtype=w.dtype, device=w.device,
         )
         s = math.sqrt(D)
-        ref.in_proj_weight.copy_(torch.cat([Wq.reshape(H * D, n) * s, Wk.reshape(H * D, n), Wv.reshape(H * D, n)]))
+        if ref.in_proj_weight is not None:
+            ref.in_proj_weight.copy_(torch.cat([Wq.reshape(H * D, n) * s, Wk.reshape(H * D, n), Wv.reshape(H * D, n)]))
+        else:  # keys / values of other dimensions: separate projections
+            ref.q_proj_weight.copy_(Wq.reshape(H * D, n) * s)
+            ref.k_proj_weight.copy_(Wk.reshape(H * D, self.kdim))
+            ref.v_proj_weight.copy_(Wv.reshape(H * D, self.vdim))
         ref.out_proj.weight.copy_(Wo.permute(1, 0, 2).reshape(n, H * D))
         b_qkv, b_out = self._biases()
         if ref.in_proj_bias is not None and b_qkv is not None and b_out is not None:
@@ -254,29 +302,37 @@ class EquivariantMultiheadAttention(ExactBuffers):
         return ref.train(self.training)
 
     # ----- forward -----------------------------------------------------------------------------
+    def _head_weights(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+        """The core's per-head weights with W_K / W_V from the key / value representations."""
+        Wq, Wk, Wv, Wo = self.core.head_weights()
+        H, D = Wq.shape[0], Wq.shape[1]
+        core = self.core
+        if self.key_proj is not None:
+            Wk = self.key_proj.head_weights(core._padded_rows, core._layout_rows, H, D)
+        if self.value_proj is not None:
+            Wv = self.value_proj.head_weights(core._padded_rows, core._layout_rows, H, D)
+        return Wq, Wk, Wv, Wo
+
     def _orbit_vectors(self, coords: torch.Tensor) -> list[torch.Tensor]:
         """Per orbit ``coords[..., b_i] @ basis_i``: vectors of W_i^{K_i} (shape ``(..., dim W_i)``)."""
-        out, pos = [], 0
-        for i, b in enumerate(self.bias_dims):
-            basis = self._buffers[f"bias_in_basis_{i}_w"]  # (b, dim W)
-            out.append(coords[..., pos : pos + b] @ basis)
-            pos += b
-        return out
+        return list((coords @ self.bias_in_basis_w).split(self.orbit_widths, dim=-1))
 
     def _per_head(self, coords: torch.Tensor) -> torch.Tensor:
         """``(..., H, D)``: each orbit's vector repeated over its heads, padded to D."""
         D = self.head_dim
-        parts = [
-            F.pad(vec, (0, D - o.head_dim)).unsqueeze(-2).expand(*vec.shape[:-1], o.index, D)
-            for o, vec in zip(self.core.orbits, self._orbit_vectors(coords))
-        ]
+        vecs = self._orbit_vectors(coords)
+        parts: list[torch.Tensor] = []
+        for i in range(len(vecs)):
+            vec = vecs[i]
+            lead = list(vec.shape[:-1])
+            parts.append(F.pad(vec, (0, D - self.orbit_widths[i])).unsqueeze(-2).expand(lead + [self.orbit_heads[i], D]))
         return torch.cat(parts, dim=-2)
 
     def _biases(self) -> tuple[torch.Tensor | None, torch.Tensor | None]:
         """``(3, H, D)`` q/k/v biases (each orbit's vector repeated over its heads) and ``(n,)``."""
         if self.bias_qkv is None or self.bias_out is None:
             return None, None
-        return self._per_head(self.bias_qkv), self.bias_out @ self._buffers["bias_out_basis_w"]
+        return self._per_head(self.bias_qkv), self.bias_out @ self.bias_out_basis_w
 
     def forward(
         self,
@@ -299,22 +355,25 @@ class EquivariantMultiheadAttention(ExactBuffers):
             if key_padding_mask is not None:
                 key_padding_mask = key_padding_mask.unsqueeze(0)
             if attn_mask is not None and attn_mask.dim() == 3 and attn_mask.shape[0] not in (1, self.num_heads):
-                raise ValueError(f"attn_mask of shape {tuple(attn_mask.shape)} for unbatched input")
+                raise ValueError(f"attn_mask of shape {_shape(attn_mask)} for unbatched input")
         elif not self.batch_first:
             query, key, value = query.transpose(0, 1), key.transpose(0, 1), value.transpose(0, 1)
-        N, L, n = query.shape
+        N, L, n = query.shape[0], query.shape[1], query.shape[2]
         S = key.shape[1]
-        if n != self.embed_dim or key.shape[-1] != n or value.shape[-1] != n:
-            raise ValueError(f"query, key and value must have embed_dim = dim V = {self.embed_dim} features")
+        if n != self.embed_dim or key.shape[-1] != self.kdim or value.shape[-1] != self.vdim:
+            raise ValueError(
+                f"query, key and value must have {self.embed_dim} (embed_dim = dim V), {self.kdim} (kdim) and "
+                f"{self.vdim} (vdim) features, got {n}, {key.shape[-1]}, {value.shape[-1]}"
+            )
         if value.shape[:2] != key.shape[:2]:
-            raise ValueError(f"key {tuple(key.shape)} and value {tuple(value.shape)} must have the same batch and length")
+            raise ValueError(f"key {_shape(key)} and value {_shape(value)} must have the same batch and length")
         mask = self._mask(attn_mask, key_padding_mask, is_causal, N, L, S, query.dtype, query.device)
         p = self.dropout if self.training else 0.0
         extra = self.bias_k is not None or self.add_zero_attn
         if self.num_heads == 0 or self.head_dim == 0:
             out, weights = query.new_zeros(N, L, n), query.new_zeros(N, 0, L, S)
             if self.bias_out is not None:
-                out = out + self.bias_out @ self._buffers["bias_out_basis_w"]
+                out = out + self.bias_out @ self.bias_out_basis_w
         elif need_weights or p > 0 or extra:
             out, weights = self._explicit(query, key, value, mask, p)
         else:
@@ -334,16 +393,18 @@ class EquivariantMultiheadAttention(ExactBuffers):
         if core.has_change:
             U = core.basis_change_w
             query, key, value = query @ U, key @ U, value @ U
-        if query is key and key is value:
+        w_k = self.key_proj.rows() if self.key_proj is not None else w_in[1]
+        w_v = self.value_proj.rows() if self.value_proj is not None else w_in[2]
+        if query is key and key is value and self.key_proj is None and self.value_proj is None:
             q, k, v = F.linear(query, w_in.reshape(-1, w_in.shape[-1])).chunk(3, dim=-1)
         else:
-            q, k, v = (F.linear(x, w) for x, w in zip((query, key, value), w_in))
+            q, k, v = (F.linear(x, w) for x, w in zip((query, key, value), (w_in[0], w_k, w_v)))
         if self.bias_qkv is not None:
             vecs = self._orbit_vectors(self.bias_qkv)  # per orbit (3, dim W)
             flat = torch.cat(vecs + [vecs[0].new_zeros(3, 1)], dim=1)
             b = flat.index_select(1, self._bias_rows)  # (3, T)
             q, k, v = q + b[0], k + b[1], v + b[2]
-        N, L, _ = q.shape
+        N, L = q.shape[0], q.shape[1]
         S = k.shape[1]
         per_head = mask is not None and mask.shape[1] > 1
         outs = []
@@ -352,14 +413,14 @@ class EquivariantMultiheadAttention(ExactBuffers):
             qb = qb.reshape(N, L, h, d).transpose(1, 2)
             kb = kb.reshape(N, S, h, d).transpose(1, 2)
             vb = vb.reshape(N, S, h, d).transpose(1, 2)
-            m = mask.index_select(1, core._bucket_heads[i]) if per_head and mask is not None else mask
+            m = mask.index_select(1, core.bucket_heads(i)) if per_head and mask is not None else mask
             o = F.scaled_dot_product_attention(qb, kb, vb, attn_mask=m, scale=1.0)
             outs.append(o.transpose(1, 2).reshape(N, L, h * d))
         out = F.linear(outs[0] if len(outs) == 1 else torch.cat(outs, dim=-1), w_out)
         if core.has_change:
             out = out @ core.basis_change_w.T
         if self.bias_out is not None:
-            out = out + self.bias_out @ self._buffers["bias_out_basis_w"]
+            out = out + self.bias_out @ self.bias_out_basis_w
         return out
 
     def _explicit(
@@ -367,7 +428,7 @@ class EquivariantMultiheadAttention(ExactBuffers):
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """All heads with explicit softmax weights (need_weights, dropout, the extra tokens)."""
         N = query.shape[0]
-        Wq, Wk, Wv, Wo = self.core.head_weights()  # (H, D, n) x3, (H, n, D)
+        Wq, Wk, Wv, Wo = self._head_weights()  # (H, D, n), (H, D, kdim), (H, D, vdim), (H, n, D)
         b_qkv, b_out = self._biases()
         q = torch.einsum("nle,hde->nhld", query, Wq)
         k = torch.einsum("nse,hde->nhsd", key, Wk)
@@ -393,7 +454,7 @@ class EquivariantMultiheadAttention(ExactBuffers):
             scores = scores + mask
         weights = torch.softmax(scores, dim=-1)
         if p > 0:  # one mask per (batch, query, key), shared by the heads: g permutes heads
-            keep = torch.rand(N, 1, *weights.shape[2:], dtype=weights.dtype, device=weights.device) >= p
+            keep = torch.rand(N, 1, weights.shape[2], weights.shape[3], dtype=weights.dtype, device=weights.device) >= p
             weights = weights * keep / (1.0 - p)
         out = torch.einsum("nhld,hed->nle", weights @ v, Wo)
         if b_out is not None:
@@ -412,39 +473,31 @@ class EquivariantMultiheadAttention(ExactBuffers):
         device: torch.device,
     ) -> torch.Tensor | None:
         """One additive float mask broadcastable to ``(N, H, L, S)`` (nn.MultiheadAttention's rules)."""
-
-        def additive(m: torch.Tensor) -> torch.Tensor:
-            if m.dtype == torch.bool:
-                return torch.zeros(m.shape, dtype=dtype, device=device).masked_fill(m, float("-inf"))
-            if not m.is_floating_point():
-                raise TypeError(f"masks must be bool or floating point, got {m.dtype}")
-            return m.to(dtype)
-
-        mask = None
+        mask: torch.Tensor | None = None
         if attn_mask is None and is_causal:
             attn_mask = torch.ones(L, S, dtype=torch.bool, device=device).triu(1)
         if attn_mask is not None:
-            m = additive(attn_mask)
+            m = _additive(attn_mask, dtype, device)
             if m.dim() == 2:
-                if m.shape != (L, S):
-                    raise ValueError(f"attn_mask of shape {tuple(m.shape)}; expected ({L}, {S})")
+                if list(m.shape) != [L, S]:
+                    raise ValueError(f"attn_mask of shape {_shape(m)}; expected ({L}, {S})")
                 mask = m[None, None]
             elif m.dim() == 3:
-                if m.shape == (N * self.num_heads, L, S):  # per head (nn.MultiheadAttention's form)
+                if list(m.shape) == [N * self.num_heads, L, S]:  # per head (nn.MultiheadAttention's form)
                     mask = m.view(N, self.num_heads, L, S)
-                elif m.shape == (N, L, S):  # shared by all heads
+                elif list(m.shape) == [N, L, S]:  # shared by all heads
                     mask = m[:, None]
                 else:
                     raise ValueError(
-                        f"attn_mask of shape {tuple(m.shape)}; expected ({N}, {L}, {S}) (shared by the heads) "
+                        f"attn_mask of shape {_shape(m)}; expected ({N}, {L}, {S}) (shared by the heads) "
                         f"or ({N * self.num_heads}, {L}, {S}) (per head)"
                     )
             else:
                 raise ValueError(f"attn_mask must be 2-D or 3-D, got {m.dim()}-D")
         if key_padding_mask is not None:
-            if key_padding_mask.shape != (N, S):
-                raise ValueError(f"key_padding_mask of shape {tuple(key_padding_mask.shape)}; expected ({N}, {S})")
-            kp = additive(key_padding_mask)[:, None, None, :]
+            if list(key_padding_mask.shape) != [N, S]:
+                raise ValueError(f"key_padding_mask of shape {_shape(key_padding_mask)}; expected ({N}, {S})")
+            kp = _additive(key_padding_mask, dtype, device)[:, None, None, :]
             mask = kp if mask is None else mask + kp
         return mask
 

@@ -13,10 +13,23 @@ of V by the same orthogonal ``D_tau(g)``. Hence
   with ``D_tau(g)``), ``sum_tau m_tau(V)`` of them; a bias lies in V^G, the trivial component,
   ``m_1(V)`` of them.
 
-``scope="vector"`` (default) normalises by the mean square over all of V, as ``nn.LayerNorm`` /
-``nn.RMSNorm`` do over ``normalized_shape``; ``scope="isotypic"`` normalises each isotypic
-component by its own mean square (every component then has unit RMS; a component with a
-single one-dimensional copy carries only its sign, so prefer it for large multiplicities).
+``scope="isotypic"`` normalises each isotypic component by its own mean square (every
+component then has unit RMS); ``scope="vector"`` normalises by the mean square over all of V,
+as ``nn.LayerNorm`` / ``nn.RMSNorm`` do over ``normalized_shape``. Both are equivariant with
+invariant statistics and the same invariant gains (one per irreducible copy, which contains a
+gain per isotypic component as the case of equal gains).
+
+Why ``scope="vector"`` is the default: per-component normalisation destroys every component of
+small multiplicity. Counterexample, V = the regular representation of D4 (A1 + A2 + B1 + B2 +
+2 E1; each one-dimensional irrep once): with ``scope="isotypic"`` the A2, B1, B2 coordinates
+``c`` become ``c / sqrt(c^2 + eps)``, i.e. their signs, for every input with ``|c| >> sqrt(eps)``
+(all magnitude information of three of the five components is lost, and the map jumps from -1
+to 1 across c = 0 with slope ``eps^(-1/2)``); the LayerNorm's centring makes the single
+trivial coordinate 0, so A1 carries nothing at all. Over all of V the same input keeps its
+ratios between components, as ``nn.LayerNorm`` does on a vanilla layer. ``scope="isotypic"``
+is the issue's per-component normalisation, right for large multiplicities (``m x regular``
+with m >> 1, every component then has many coordinates); the test
+``test_isotypic_scope_keeps_only_signs_of_single_copies`` checks both statements.
 
 >>> import eqattn, torch
 >>> G = eqattn.group("D4"); V = eqattn.rep(G, "2xregular")

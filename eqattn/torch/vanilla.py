@@ -41,8 +41,8 @@ def _attend(
     if unbatched:
         x = x.unsqueeze(0)
     if x.dim() != 3:
-        raise ValueError(f"expected input of shape (batch, tokens, dim_v) or (tokens, dim_v), got {tuple(x.shape)}")
-    B, N, n = x.shape
+        raise ValueError(f"expected input of shape (batch, tokens, dim_v) or (tokens, dim_v), got {_shape(x)}")
+    B, N, n = x.shape[0], x.shape[1], x.shape[2]
     if n != w_in.shape[-1]:
         raise ValueError(f"input feature dimension {n} does not match dim_v = {w_in.shape[-1]}")
     T = w_in.shape[1]
@@ -53,11 +53,12 @@ def _attend(
     if attn_mask is not None and attn_mask.dtype != torch.bool and attn_mask.dtype != x.dtype:
         attn_mask = attn_mask.to(x.dtype)
     per_head = attn_mask is not None and attn_mask.dim() == 4 and attn_mask.shape[1] > 1
-    outs = []
+    outs: list[torch.Tensor] = []
     # split, not slices: the backward of a split is one cat (slices each fill a zero gradient)
-    parts = qkv.split([h * d for _, h, d in buckets], dim=-1) if len(buckets) > 1 else (qkv,)
-    for i, ((off, h, d), part) in enumerate(zip(buckets, parts)):
-        part = part.reshape(B, N, 3, h, d).permute(2, 0, 3, 1, 4)
+    parts = qkv.split([b[1] * b[2] for b in buckets], dim=-1) if len(buckets) > 1 else [qkv]
+    for i in range(len(buckets)):
+        h, d = buckets[i][1], buckets[i][2]
+        part = parts[i].reshape(B, N, 3, h, d).permute(2, 0, 3, 1, 4)
         mask = attn_mask
         if per_head and mask is not None and bucket_heads is not None:
             mask = mask.index_select(1, bucket_heads[i])
@@ -142,7 +143,8 @@ class VanillaAttention(nn.Module):
         self, x: torch.Tensor, attn_mask: torch.Tensor | None = None, is_causal: bool = False
     ) -> torch.Tensor:
         H, d, n = self.heads, self.head_dim, self.dim_v
-        _check_tokens(x, n)
+        if not torch.jit.is_scripting():
+            _check_tokens(x, n)
         w_in = torch.stack([self.Wq, self.Wk, self.Wv]).reshape(3, H * d, n)
         w_out = self.Wo.permute(1, 0, 2).reshape(n, H * d)
         buckets = [(0, H, d)] if H * d else []
@@ -155,6 +157,12 @@ class VanillaAttention(nn.Module):
 # ----- helpers -------------------------------------------------------------------------------
 
 
+def _shape(t: torch.Tensor) -> str:
+    """``t``'s shape as ``(2, 3)`` (TorchScript formats no tuples)."""
+    return "(" + ", ".join([str(s) for s in t.shape]) + ")"
+
+
+@torch.jit.unused
 def _check_tokens(x: object, dim_v: int) -> None:
     """``x`` must be a tensor ``(..., tokens, dim V)``: InputTypeError / InputError naming ``x``
     otherwise (a numpy array or a list is not converted silently)."""
@@ -163,7 +171,7 @@ def _check_tokens(x: object, dim_v: int) -> None:
     if not isinstance(x, torch.Tensor):
         raise InputTypeError("x", f"a torch.Tensor of shape (..., tokens, {dim_v}), got {type(x).__name__}")
     if x.dim() < 2 or x.shape[-1] != dim_v:
-        raise InputError("x", f"must have shape (..., tokens, {dim_v}) (the last axis is dim V), got {tuple(x.shape)}")
+        raise InputError("x", f"must have shape (..., tokens, {dim_v}) (the last axis is dim V), got {_shape(x)}")
 
 
 def _gen_device(generator: torch.Generator | None) -> torch.device:

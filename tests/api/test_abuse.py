@@ -50,10 +50,13 @@ def test_verify_memory_is_refused_up_front():
     from eqattn.errors import LimitError
     from eqattn.numeric.verify import MAX_VERIFY_BYTES, verify_design, verify_memory
 
-    p = Problem.create("C2", "200xA + 50xB", 1, 1)
-    d = Design.create(p, [("C2", "A"), ("C2", "4000xB")])
+    p = Problem.create("C2", "512xA + 512xB", 1, 1)
+    d = Design.create(p, [("C2", "A")] + [("C2", "4096xB")] * 8)
     need, where = verify_memory(p, d)
-    assert where == 1 and need == 16 * (50 * 4000) * 4000 * 250 + 8 * 4000 * 250 * 8
+    n, rows = 1024, 1 + 8 * 4096  # the estimate's formula (verify_memory's docstring)
+    squares = (2 + 2 + 2 + 5) * n * n
+    lines = (8 + 3 * rows + 2 * rows + 4 * rows + 4 * rows + 3 * 4096) * n
+    assert where == 1 and need == 8 * (squares + lines)
     with pytest.raises(LimitError) as e:
         verify_design(p, d)
     assert e.value.field == "orbits[1].rep" and f"{need / MAX_VERIFY_BYTES:.1f} times the budget" in e.value.message

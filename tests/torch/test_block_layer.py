@@ -118,8 +118,10 @@ def test_buckets_split_uneven_heads_and_agree_with_one_call():
         other = EquivariantAttention(real, dtype=F64)
         other.load_design_weights(layer.design_weights())
         other.layout, other.buckets = lay, list(lay.buckets)
-        for i in range(len(lay.buckets)):
-            other._buffers[f"_bucket_heads_{i}"] = torch.as_tensor(L._bucket_members(lay, i))
+        members = [L._bucket_members(lay, i) for i in range(len(lay.buckets))]
+        other._buffers["_bucket_heads_all"] = torch.as_tensor(np.concatenate(members))
+        other._bucket_starts = [0] + [int(c) for c in np.cumsum([len(m) for m in members])]
+        other.layout_total = lay.total
         # the block expansion writes in its own layout; rebuild it for this one
         from eqattn.torch.expansion import BlockExpansion
 

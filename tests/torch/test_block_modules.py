@@ -277,3 +277,26 @@ def test_hand_worked_c4_on_a_plus_e1() -> None:
     W = lin.weight.detach()
     assert W[0, 1:].abs().max() == 0 and W[1:, 0].abs().max() == 0
     assert abs(float(W[1, 1] - W[2, 2])) < 1e-14 and abs(float(W[1, 2] + W[2, 1])) < 1e-14  # commutes with rotations
+
+
+def test_isotypic_scope_keeps_only_signs_of_single_copies():
+    """The norm module's counterexample for scope='isotypic' as the default (D4, V = regular):
+    the one-dimensional components A2, B1, B2 become their signs whatever their magnitudes, the
+    LayerNorm's single trivial coordinate becomes 0; scope='vector' keeps the ratios."""
+    V = rep("D4", "regular")
+    comps = components(V)
+    one_dim = [c for c in comps if c.size == 1 and not c.trivial]
+    assert len(one_dim) == 3
+    x = torch.zeros(2, V.dim, dtype=F64)
+    for k, c in enumerate(one_dim):  # magnitudes 0.3, 7, 40 (and their negatives)
+        x[0, c.start] = [0.3, 7.0, 40.0][k]
+        x[1, c.start] = -[0.3, 7.0, 40.0][k]
+    x[:, [c.start for c in comps if c.trivial][0]] = 5.0
+    iso = EquivariantLayerNorm(V, eps=1e-5, scope="isotypic", dtype=F64)(x)
+    vec = EquivariantLayerNorm(V, eps=1e-5, scope="vector", dtype=F64)(x)
+    signs = torch.tensor([[1.0] * 3, [-1.0] * 3], dtype=F64)
+    assert torch.allclose(iso[:, [c.start for c in one_dim]], signs, atol=1e-3)
+    assert float(iso[:, [c.start for c in comps if c.trivial][0]].abs().max()) == 0.0
+    ratios = vec[0, [c.start for c in one_dim]] / vec[0, one_dim[0].start]
+    assert torch.allclose(ratios, torch.tensor([1.0, 7 / 0.3, 40 / 0.3], dtype=F64), rtol=1e-12)
+    assert EquivariantLayerNorm(V).scope == EquivariantRMSNorm(V).scope == "vector"

@@ -4,7 +4,7 @@ against torch.nn.MultiheadAttention AND the drop-in EquivariantMultiheadAttentio
 A behaviour is a function of a factory ``make(**kwargs)`` with nn.MultiheadAttention's keyword
 arguments (embed_dim 4, 2 heads); the drop-in's factory builds the C4-regular design with the
 same shape. Behaviours marked ``ours`` exist only for the drop-in (masks shared by the heads,
-the export); ``jit.script`` is the one documented difference (the drop-in says why).
+the export).
 """
 
 from __future__ import annotations
@@ -26,6 +26,9 @@ E, H = 4, 2
 
 def make_torch(**kw):  # noqa: ANN003, ANN201
     kw.setdefault("dtype", F64)
+    for name in ("kdim", "vdim"):  # keys/values in a representation of C4: PyTorch takes its dimension
+        if isinstance(kw.get(name), str):
+            kw[name] = eqattn.rep(eqattn.group("C4"), kw[name]).dim
     return nn.MultiheadAttention(E, H, **kw)
 
 
@@ -142,6 +145,20 @@ def kdim_vdim(make):  # noqa: ANN001, ANN201
     m = make(kdim=E, vdim=E, batch_first=True)
     out, _ = m(x(2, 3, E), x(2, 7, E, seed=1), x(2, 7, E, seed=2))
     assert out.shape == (2, 3, E) and m.kdim == m.vdim == E
+
+
+def kdim_vdim_other(make):  # noqa: ANN001, ANN201 - keys and values of other dimensions (reps of C4 for the drop-in)
+    m = make(kdim="E1 + 3xA", vdim="2xE1 + B", batch_first=True)
+    assert (m.kdim, m.vdim) == (5, 5)
+    k, v = x(2, 7, 5, seed=1), x(2, 7, 5, seed=2)
+    pad = torch.zeros(2, 7, dtype=torch.bool)
+    pad[0, -2:] = True
+    out, w = m(x(2, 3, E), k, v, key_padding_mask=pad)
+    assert out.shape == (2, 3, E) and w.shape == (2, 3, 7) and float(w[0, :, -2:].abs().max()) == 0.0
+    out.sum().backward()
+    assert all(p.grad is not None for p in m.parameters() if p.requires_grad)
+    with pytest.raises(Exception):  # keys of the wrong width
+        m(x(2, 3, E), x(2, 7, E), v)
 
 
 def bias_kv_and_zero_attn(make):  # noqa: ANN001, ANN201
@@ -282,16 +299,19 @@ def copy_and_pickle(make):  # noqa: ANN001, ANN201
 
 
 def jit_script(make):  # noqa: ANN001, ANN201
-    m = make(batch_first=True)
-    q = x(2, 5, E)
-    if isinstance(m, nn.MultiheadAttention):
-        s = torch.jit.script(m)
-        assert torch.allclose(s(q, q, q)[0], m(q, q, q)[0], atol=1e-12)
-        return
-    with pytest.raises(RuntimeError, match="to_multihead_attention"):  # the documented reason
-        torch.jit.script(m)
-    s = torch.jit.script(m.to_multihead_attention())
-    assert torch.allclose(s(q, q, q)[0], m(q, q, q)[0], atol=1e-10)
+    m = make(batch_first=True, add_bias_kv=True)
+    q, k = x(2, 5, E), x(2, 6, E, seed=1)
+    pad = torch.zeros(2, 6, dtype=torch.bool)
+    pad[1, :2] = True
+    s = torch.jit.script(m)
+    for kw in ({}, {"key_padding_mask": pad}, {"need_weights": False}, {"attn_mask": torch.ones(5, 6, dtype=torch.bool).triu(1)}):
+        a, b = s(q, k, k, **kw)[0], m(q, k, k, **kw)[0]
+        assert torch.allclose(a, b, atol=1e-12)
+    s(q, k, k)[0].square().sum().backward()  # the scripted module trains the same parameters
+    assert all(p.grad is not None for p in m.parameters() if p.requires_grad)
+    if not isinstance(m, nn.MultiheadAttention):  # ours: the export is scriptable too
+        r = torch.jit.script(m.to_multihead_attention())
+        assert torch.allclose(r(q, k, k)[0], m(q, k, k)[0], atol=1e-10)
 
 
 def shared_3d_mask(make):  # noqa: ANN001, ANN201 - ours: (N, L, S), no head count needed
@@ -320,7 +340,7 @@ def export(make):  # noqa: ANN001, ANN201 - ours: a real nn.MultiheadAttention w
 
 BEHAVIOURS = [
     shapes_batch_first, unbatched, weights_per_head, no_weights, key_padding_bool_and_float, attn_mask_2d,
-    attn_mask_3d_per_head, causal, cross_attention, kdim_vdim, bias_kv_and_zero_attn, dropout_train_eval,
+    attn_mask_3d_per_head, causal, cross_attention, kdim_vdim, kdim_vdim_other, bias_kv_and_zero_attn, dropout_train_eval,
     state_dict_round_trip, reset_parameters, dtypes, meta_device, encoder_layer_train, encoder_layer_eval,
     decoder_layer, fully_masked_rows, gradients, copy_and_pickle, jit_script,
 ]
