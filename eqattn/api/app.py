@@ -2,7 +2,8 @@
 
 Endpoints (all JSON; one router module per resource in eqattn/api/routes/):
   GET  /api/catalog                   eqattn.groups.catalog_entries()
-  GET  /api/group?name=NAME           eqattn.reps.group_views.group_json(get_group(NAME))
+  GET  /api/group?name=NAME[&rep=V]   eqattn.reps.group_views.group_json(get_group(NAME)); a compact
+                                      group with V at V's band (catalog.group_for_rep(NAME, V))
   POST /api/clusterings  ProblemIn    eqattn.attention.clusterings_report(problem)
   POST /api/design       DesignIn     parameter counts (fast; called on every keystroke)
   POST /api/coverage     DesignIn     eqattn.attention.check_report(problem, design), lean when large

@@ -64,7 +64,7 @@ class Engine:
         self.light = WorkerPool("light", light, memory_bytes)
         self.deadline_s = float(deadline_s)
         self._catalog: list[dict] | None = None
-        self._groups: OrderedDict[str, dict] = OrderedDict()
+        self._groups: OrderedDict[tuple[str, int | None], dict] = OrderedDict()
 
     @staticmethod
     def pool_for(group: str) -> str:
@@ -108,14 +108,17 @@ class Engine:
             self._catalog = await asyncio.to_thread(work.catalog)
         return self._catalog
 
-    async def group(self, name: str, request: Request | None = None) -> dict:
+    async def group(self, name: str, request: Request | None = None, rep: str | None = None) -> dict:
+        """The group's JSON; a compact group at the band `rep` names (work.group), kept under
+        that band, so every V of one band shares one answer."""
         pool = self.pool_for(name)
-        if pool == "light" and name in self._groups:
-            self._groups.move_to_end(name)
-            return self._groups[name]
-        out = await self.run(pool, work.group, name, request=request, key=name)
+        key = work.group_key(name, rep)
+        if pool == "light" and key in self._groups:
+            self._groups.move_to_end(key)
+            return self._groups[key]
+        out = await self.run(pool, work.group, name, rep, request=request, key=name)
         if pool == "light":
-            self._groups[name] = out
+            self._groups[key] = out
             while len(self._groups) > GROUP_CACHE:
                 self._groups.popitem(last=False)
         return out

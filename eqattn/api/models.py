@@ -91,6 +91,17 @@ class SubgroupOut(_Out):
     irreps: list[IrrepOut] = Field(default_factory=list)
 
 
+class CompactOut(_Out):
+    """What a compact group is computed on (docs/theory-continuous.md §5): its band and the
+    finite stand-in that detects it."""
+
+    kind: str = Field(description="SO2 | O2 | SO3 | O3")
+    band: int = Field(description="the largest degree l (SO3/O3) or frequency k (SO2/O2) of its irreps here")
+    band_text: str = Field(examples=["degrees l <= 2"])
+    stand_in: str = Field(description="the finite subgroup the group is computed on", examples=["Ih"])
+    labels: list[str] = Field(description="the irreps of G inside the band")
+
+
 class GroupOut(_Out):
     """A group: conjugacy classes, real irreps (characters by class), subgroup classes, presets."""
 
@@ -100,6 +111,7 @@ class GroupOut(_Out):
     irreps: list[IrrepOut]
     presets: list[str]
     subgroups: list[SubgroupOut]
+    compact: CompactOut | None = Field(default=None, description="a compact group's band and stand-in; null for a finite group")
 
 
 class ClusterOrbitOut(_Out):

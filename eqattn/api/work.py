@@ -41,9 +41,29 @@ def catalog() -> list[dict]:
     return catalog_entries()
 
 
-def group(name: str) -> dict:
-    """eqattn.reps.group_views.group_json of the named group (its lattice is built here, in the worker)."""
-    return _group_json(get_group(name))
+def group(name: str, rep: str | None = None) -> dict:
+    """eqattn.reps.group_views.group_json of the named group (its lattice is built here, in the
+    worker); with `rep`, a compact group's stand-in for the band that rep names
+    (catalog.group_for_rep, the one the problem of that V is computed on).
+
+    >>> group("O3", "2x0e + 1x1o")["compact"]["stand_in"], group("O3")["compact"]["stand_in"]
+    ('Oh', 'Ih')
+    """
+    return _group_json(get_group(name) if rep is None else group_for_rep(name, rep))
+
+
+def group_key(name: str, rep: str | None = None) -> tuple[str, int | None]:
+    """What `group(name, rep)` depends on: the name, and for a compact group with `rep` the
+    band the rep names (compact.band_of; LimitError past the supported band).
+
+    >>> group_key("O3", "16x0e + 8x1o"), group_key("O3"), group_key("C4", "E1")
+    (('O3', 1), ('O3', None), ('C4', None))
+    """
+    from ..groups.compact import band_of, compact_kind
+    from ..groups.parse import normalise
+
+    kind = compact_kind(normalise(name)) if rep is not None else None
+    return (name, None if kind is None else band_of(kind, rep))
 
 
 def clusterings(group: str, rep: str, heads: int, head_dim: int) -> dict:
@@ -174,11 +194,12 @@ def design_counts(problem: Problem, design: Design) -> dict:
 
 
 # ------------------------------------------------------------------ the page's explanations
-def subgroup(group_name: str, cid: int) -> dict:
-    """eqattn.reps.group_views.subgroup_inspector_json: the page's subgroup inspector."""
+def subgroup(group_name: str, cid: int, rep: str | None = None) -> dict:
+    """eqattn.reps.group_views.subgroup_inspector_json: the page's subgroup inspector (a
+    compact group at the band `rep` names, as `group`)."""
     from ..reps.group_views import subgroup_inspector_json
 
-    return subgroup_inspector_json(get_group(group_name), cid)
+    return subgroup_inspector_json(get_group(group_name) if rep is None else group_for_rep(group_name, rep), cid)
 
 
 def character_table(group_name: str) -> dict:
@@ -205,8 +226,11 @@ def witnesses(group: str, rep: str, heads: int, head_dim: int, orbits: Orbits, c
 
 
 def verify_clustering(group: str, rep: str, heads: int, head_dim: int, orbits: Orbits, clustering: int, seed: int = 0) -> dict:
-    """"Verify numerically" for one clustering (eqattn.numeric.verify.verify_clustering)."""
+    """"Verify numerically" for one clustering (eqattn.numeric.verify.verify_clustering).
+    `ok` as `eqattn verify` says it: the output error AND the equivariance error (of both
+    layers under Haar samples, for a compact group) within the tolerance."""
     from ..numeric.verify import verify_clustering as _verify_clustering
 
     p, d = _design(group, rep, heads, head_dim, orbits)
-    return _verify_clustering(p, d, clustering, seed)
+    out = _verify_clustering(p, d, clustering, seed)
+    return {**out, "ok": bool(out["ok"] and out["worst_equivariance_error"] <= out["tolerance"])}

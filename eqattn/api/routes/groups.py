@@ -17,10 +17,15 @@ async def group(
     engine: EngineDep,
     request: Request,
     name: str = Query(min_length=1, max_length=MAX_TEXT, description="catalog name or perm:(1,2),(..)", examples=["C4"]),
+    rep: str | None = Query(default=None, min_length=1, max_length=MAX_TEXT,
+                            description="V: a compact group (SO2, O2, SO3, O3) is given at the band V names, "
+                                        "as every problem of that V is computed (ignored for a finite group)",
+                            examples=["16x0e + 8x1o + 4x2e"]),
 ) -> dict:
-    """eqattn.reps.group_views.group_json of the group (built in a worker, with the server's deadline)."""
+    """eqattn.reps.group_views.group_json of the group (built in a worker, with the server's deadline).
+    Without `rep` a compact group has its default band (l <= 2, k <= 8)."""
     try:
-        return await engine.group(name.strip(), request=request)
+        return await engine.group(name.strip(), request=request, rep=None if rep is None else rep.strip())
     except InputError as e:
         if e.field in ("group", "name"):
             raise InputError("name", e.message) from e

@@ -126,6 +126,9 @@ class VerifyOut(_Open):
     worst_equivariance_error: float
     tolerance: float
     ok: bool
+    haar_samples: int = Field(default=0, description="a compact group: equivariance of both layers was checked under the "
+                                                     "stand-in's generators and this many Haar-random elements of G; "
+                                                     "0 for a finite group (its generators)")
 
 
 def _group_field(e: InputError) -> InputError:
@@ -139,11 +142,14 @@ async def subgroup(
     request: Request,
     group: str = Query(min_length=1, max_length=MAX_TEXT, examples=["D4"]),
     id: int = Query(ge=0, le=100_000, description="subgroup class id (from /api/group)"),  # noqa: A002
+    rep: str | None = Query(default=None, min_length=1, max_length=MAX_TEXT,
+                            description="V: a compact group at the band V names, as /api/group"),
 ) -> dict:
     """The subgroup inspector of class `id` of G."""
     name = group.strip()
     try:
-        return await engine.run(engine.pool_for(name), work.subgroup, name, id, request=request, key=name)
+        return await engine.run(engine.pool_for(name), work.subgroup, name, id, None if rep is None else rep.strip(),
+                                request=request, key=name)
     except InputError as e:
         raise _group_field(e) from e
 

@@ -53,7 +53,8 @@ async function call(method, path, body, signal) {
 const q = encodeURIComponent;
 export const api = {
   catalog: (signal) => call("GET", "/api/catalog", undefined, signal),
-  group: (name, signal) => call("GET", `/api/group?name=${q(name)}`, undefined, signal),
+  // rep: a compact group comes at the band that V names (the server's catalog.group_for_rep)
+  group: (name, signal, rep = null) => call("GET", `/api/group?name=${q(name)}${rep ? `&rep=${q(rep)}` : ""}`, undefined, signal),
   clusterings: (problem, signal) => call("POST", "/api/clusterings", problem, signal),
   design: (body, signal) => call("POST", "/api/design", body, signal),
   coverage: (body, signal) => call("POST", "/api/coverage", body, signal),
@@ -62,7 +63,7 @@ export const api = {
   front: (body, signal) => call("POST", "/api/front", body, signal),
   widening: (body, signal) => call("POST", "/api/widening", body, signal),
   partial: (body, signal) => call("POST", "/api/partial", body, signal),
-  subgroup: (group, id, signal) => call("GET", `/api/subgroup?group=${q(group)}&id=${id}`, undefined, signal),
+  subgroup: (group, id, signal, rep = null) => call("GET", `/api/subgroup?group=${q(group)}&id=${id}${rep ? `&rep=${q(rep)}` : ""}`, undefined, signal),
   restrictions: (group, rep, signal) => call("GET", `/api/restrictions?group=${q(group)}&rep=${q(rep)}`, undefined, signal),
   characterTable: (group, signal) => call("GET", `/api/character-table?group=${q(group)}`, undefined, signal),
   witnesses: (body, signal) => call("POST", "/api/witnesses", body, signal),

@@ -113,7 +113,7 @@ export function renderExplain() {
     const name = o.name ?? s?.name;
     desc.append(h("li", {}, `${o.count > 1 ? o.count + " orbits" : "An orbit"} G/${name}: ` +
       `${plural(o.index, "cluster")} of ${plural(o.cluster_size, "head")} each; stabiliser K = ${name}` +
-      `${s ? ` (${s.type}, order ${s.order})` : ""}`,
+      `${s ? (model.group?.compact ? ` (${s.description || s.type}, [G:K] = ${s.index})` : ` (${s.type}, order ${s.order})`) : ""}`,
       o.degenerate ? h("span", {}, ". ", term("Degenerate", "degenerate"), ": its clusters can be forced to share one QK matrix.") : "."));
   }
   body.append(desc);
@@ -251,9 +251,16 @@ async function verify(id) {
   try {
     const r = await api.verify({ ...designBody(), clustering: id }, verifyCtl.signal);
     out.className = `verify-result ${r.ok ? "good" : "bad"}`;
+    // a compact group: both layers are checked under the stand-in's generators and Haar-random
+    // elements of G itself (as `eqattn verify` says); a finite group: the vanilla layer, under G's generators
+    const g = model.group;
+    const under = r.haar_samples
+      ? `equivariance error ${sci(r.worst_equivariance_error)} of both layers under the generators of ${g?.compact?.stand_in || "the stand-in"} ` +
+        `and ${plural(r.haar_samples, `Haar-random element`)} of ${g?.name || model.state.group}`
+      : `vanilla equivariance error ${sci(r.worst_equivariance_error)}`;
     out.textContent = r.covered
       ? `${r.ok ? "✓" : "✗"} Worst relative error ${sci(r.worst_rel_error)} over ${plural(r.scenarios_verified, "checked scenario")} ` +
-        `(vanilla equivariance error ${sci(r.worst_equivariance_error)}; tolerance ${sci(r.tolerance)}): ` +
+        `(${under}; tolerance ${sci(r.tolerance)}): ` +
         (r.ok ? "the design's weights reproduce the sampled vanilla layers." : "the numbers disagree — please report this design.")
       : "Not covered: there is no witness to build weights from.";
   } catch (e) {

@@ -54,6 +54,23 @@ print("parameters:", sum(p.numel() for p in layer.parameters()))
 
 # x: (batch, tokens, dim V) -> (batch, tokens, dim V), G-equivariant
 # y = layer(x)
+${e3nnLines()}`;
+}
+
+// SO3 / O3: the layer above acts in eqattn's coordinates of V; e3nn's layout (real spherical
+// harmonics, eqattn.torch.interop.to_e3nn) is one basis change away.
+function e3nnLines() {
+  const kind = model.group?.compact?.kind;
+  if (kind !== "SO3" && kind !== "O3") return "";
+  return `
+# Features in e3nn's layout (e3nn Irreps, real spherical harmonics): the same layer in e3nn's basis
+import eqattn
+from eqattn.torch.interop import to_e3nn
+
+problem = eqattn.Problem.create(DESIGN["group"], DESIGN["rep"], DESIGN["heads"], DESIGN["head_dim"])
+irreps, change = to_e3nn(problem.group, problem.V)  # e3nn Irreps of V and the change of basis
+layer_e3nn = EquivariantAttention.from_json(DESIGN, basis=change)
+# y_e3nn = layer_e3nn(x_e3nn)   # x_e3nn: (batch, tokens, irreps.dim) in e3nn's layout
 `;
 }
 

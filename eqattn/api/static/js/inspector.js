@@ -43,6 +43,16 @@ function characterTable(t, words = new Map()) {
   return h("div", { class: "table-wrap" }, h("table", { class: "chartable" }, head, rows));
 }
 
+// A compact group is infinite: K is a closed subgroup of finite index, and what the
+// inspector lists (generators, elements, characters) is that of its finite stand-in.
+function compactLead(v, c) {
+  const what = `${c.kind} is computed on its finite subgroup ${c.stand_in} (order ${fmt(v.group_order)}), which keeps the irreps of ${c.band_text} irreducible and distinct`;
+  return v.is_whole_group
+    ? `The whole group ${v.group}, a compact group. ${what}: the generators, elements and characters below are ${c.stand_in}'s.`
+    : `${v.name} is a closed subgroup of ${v.group} of index ${fmt(v.index)} (an orbit G/${v.name} has ${plural(v.index, "head")}). ${what}; ` +
+      `below, ${v.name} stands for its part in ${c.stand_in} (order ${fmt(v.order)}).`;
+}
+
 export async function openInspector(id) {
   const d = $("inspector");
   const body = $("inspector-body");
@@ -55,11 +65,13 @@ export async function openInspector(id) {
   ctl?.abort();
   ctl = new AbortController();
   try {
-    const v = await api.subgroup(model.state.group, id, ctl.signal);
+    const c = model.group.compact;
+    // a compact group: the inspector shows the stand-in at the band in use (the same V)
+    const v = await api.subgroup(model.state.group, id, ctl.signal, c ? model.state.rep.trim() : null);
     body.textContent = "";
     const whole = v.is_whole_group;
-    body.append(h("p", { class: "lead" },
-      whole ? `The whole group ${v.group}: order ${fmt(v.order)}, isomorphic to the standard group ${v.type}.`
+    body.append(h("p", { class: "lead" }, c ? compactLead(v, c)
+      : whole ? `The whole group ${v.group}: order ${fmt(v.order)}, isomorphic to the standard group ${v.type}.`
         : `${v.name} is a subgroup of ${v.group} of order ${fmt(v.order)} and index ${fmt(v.index)} (an orbit G/${v.name} has ${plural(v.index, "head")}), isomorphic to the standard group ${v.type}.`));
     if (v.description) body.append(h("p", { class: "what-it-is" }, h("strong", { text: whole ? "G = " : `${v.name} = ` }), v.description));
     const facts = h("dl", { class: "facts" });
@@ -69,11 +81,11 @@ export async function openInspector(id) {
     fact(whole ? "generators" : `generators of ${v.name}`, v.generators.length
       ? v.generators.map((e) => el(e) + (e.description ? ` (${e.description})` : "")).join("; ") : "none (the trivial group)");
     if (v.elements) fact(`elements (${v.order})`, h("ul", { class: "elements-list" }, v.elements.map(elementItem)));
-    else fact("elements", `${fmt(v.order)} (too many to list)`);
+    else fact("elements", c ? `infinitely many (its part in ${c.stand_in}: ${fmt(v.order)}, too many to list)` : `${fmt(v.order)} (too many to list)`);
     if (!whole) {
       fact(term("conjugates", "conjugates"), v.conjugates === 1 ? (v.normal ? "1: K is normal in G" : "1") : `${v.conjugates} subgroups gKg⁻¹ of the same class`);
       const nc = v.normalizer.class;
-      fact(term("normaliser", "normaliser"), `N_G(K) of order ${fmt(v.normalizer.order)}`,
+      fact(term("normaliser", "normaliser"), c ? "N_G(K)" : `N_G(K) of order ${fmt(v.normalizer.order)}`,
         nc ? h("span", {}, " = ", h("button", { type: "button", class: "linkish", text: nc.name, onclick: () => openInspector(nc.id) })) : "");
     }
     fact(term("isomorphism", "isomorphism"), `${v.isomorphism.standard} → ${v.name}: ` +

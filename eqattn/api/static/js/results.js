@@ -173,8 +173,12 @@ export function renderClusterings() {
     return;
   }
   const gens = model.group?.generators || [];
+  const c = model.group?.compact;
+  // a compact group: the generators are its finite stand-in's; the rotations among them fix
+  // every cluster (docs/theory-continuous.md, Lemma 1)
+  const whose = c ? `the generators of ${c.stand_in} (G's finite stand-in; ${c.identity_component}, the rotations, fixes every cluster)` : "G's generators";
   $("gen-legend").textContent = gens.length
-    ? `Under each orbit: how G's generators permute its numbered clusters (${gens.map((g) => `${g.letter} = ${g.description}`).join("; ")}).`
+    ? `Under each orbit: how ${whose} permute its numbered clusters (${gens.map((g) => `${g.letter} = ${g.description}`).join("; ")}).`
     : "";
   const all = cls.clusterings;
   const tokens = model.state.filter.toLowerCase().split(/\s+/).filter(Boolean);

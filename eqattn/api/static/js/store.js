@@ -9,7 +9,8 @@ export const PAGE = window.matchMedia?.("(max-width: 900px)").matches ? 24 : 120
 export const model = {
   state: fromUrl(),
   catalog: [],
-  group: null,          // GET /api/group answer for state.group
+  group: null,          // GET /api/group answer for state.group (a compact group: at V's band, vanilla.followBand)
+  baseGroup: null,      // ... as first loaded (a compact group: its default band)
   subgroups: new Map(), // subgroup id -> subgroup entry
   counts: null,         // last POST /api/design answer for the current input (null when invalid)
   lastProblem: null,    // last valid vanilla-layer numbers (dim V etc.)

@@ -4,7 +4,7 @@
 import { api, ApiError } from "./api.js";
 import { model, designBody, problemBody } from "./store.js";
 import { problemChanged, countsSettled } from "./flow.js";
-import { countsFresh } from "./design.js";
+import { countsFresh, renderPalette, renderCards } from "./design.js";
 import { optimumFresh } from "./optimise.js";
 import { repText, parseMults, problemKey, designKey } from "./state.js";
 import { setErrors, setItems, errorsOf, renderErrors } from "./errors.js";
@@ -97,11 +97,47 @@ export function renderGroupInfo() {
 }
 
 export function useGroup(g) {
+  model.baseGroup = g;
   model.group = g;
   model.subgroups = new Map(g.subgroups.map((s) => [s.id, s]));
   renderGroupInfo();
   renderPresets();
   renderIrreps();
+}
+
+// A compact group is computed on the finite stand-in for the band V names (l <= 1 on Oh,
+// l <= 2 on Ih; E_k up to V's k on C_n / D_n): once V is valid, the page takes the server's
+// group for that V (GET /api/group with the rep), so the palette and the cards offer exactly
+// the irreps of K that a head may use. The V steppers keep the wider of that band and the
+// default one, so V can still grow.
+export async function followBand() {
+  const g0 = model.group;
+  if (!g0?.compact) return;
+  const name = model.state.group;
+  const rep = model.state.rep.trim();
+  const c = abortable("band");
+  let g;
+  try {
+    g = await api.group(name, c.signal, rep);
+  } catch (e) {
+    return;  // V's own error is the counts' to show
+  }
+  if (model.state.group !== name || model.state.rep.trim() !== rep || model.group?.name !== g.name) return;
+  if (g.compact.band === model.group.compact.band) return;
+  model.group = g;
+  model.subgroups = new Map(g.subgroups.map((s) => [s.id, s]));
+  renderGroupInfo();
+  renderIrreps();
+  renderPalette();
+  renderCards();
+}
+
+// The irreps offered as V's steppers: the band in use, or the default band when it is wider.
+function stepperIrreps() {
+  const g = model.group;
+  const base = model.baseGroup;
+  const wider = base && base !== g && base.name === g.name && base.compact && g.compact && base.compact.band > g.compact.band;
+  return (wider ? base : g).irreps;
 }
 
 // ------------------------------------------------------------------------------ V
@@ -133,7 +169,7 @@ export function renderIrreps() {
   const g = model.group;
   if (!g) return;
   const mults = model.counts?.rep?.multiplicities || parseMults(model.state.rep);
-  for (const ir of g.irreps) {
+  for (const ir of stepperIrreps()) {
     const id = `irrep-${ir.label}`;
     box.append(h("span", { class: "irrep", title: `${ir.label}: an irrep of dimension ${ir.dim}, ${ir.type} type` + (ir.description ? ` (${ir.description})` : "") },
       h("label", { for: id },
@@ -187,7 +223,7 @@ export function clearStepperErrors(prefix = "") {
 function onIrrepStepper() {
   const { typed, bad } = readMults($("irreps").querySelectorAll("input"), "rep");
   setStepperErrors("rep", bad);
-  model.state.rep = repText(typed, model.group.irreps.map((i) => i.label));
+  model.state.rep = repText(typed, stepperIrreps().map((i) => i.label));
   $("rep-text").value = model.state.rep;
   problemChanged("rep");
 }
@@ -244,7 +280,7 @@ export async function refreshCounts() {
   model.pending = false;
   renderCounts();
   countsSettled(pk, dk);
-  if (model.problemValid) loadRestrictions();
+  if (model.problemValid) { loadRestrictions(); followBand(); }
 }
 
 // V|K for every subgroup class (GET /api/restrictions), once per (G, V): what each irrep of K
