@@ -31,7 +31,7 @@ import numpy as np
 
 from ..attention import Problem
 from ..attention.hosting import Hosting
-from .lp_bound import Certificate, _pi, _Slots
+from .lp_duals import Certificate, Slots, pi_values
 from .head_types import MAX_TYPES, HeadType, TypeTable
 from .type_sets import capped_subgroups
 
@@ -68,7 +68,7 @@ def fixed_types(
     pos = {s: w for w, s in enumerate(ckeys)}
     wkeys = [tuple(keys[s]) for s in ckeys]
     mu = {(pos[s], j, g): m for s, j, g, m in cert.mu}
-    slots = _Slots(problem, h, values, wkeys, max_heads)
+    slots = Slots(problem, h, values, wkeys, max_heads)
     types: list[HeadType] = []
     bounds: list[int | None] = []
     nodes = 0
@@ -89,14 +89,14 @@ def fixed_types(
             lo = np.hstack([part, np.zeros((len(part), n - k - 1), dtype=np.int64)])
             hi = np.hstack([part, np.tile(cap[k + 1:], (len(part), 1))])
             # r(W) ≥ θ c(lo) − π(hi) + [G:K'] λ for every W in the box [lo, hi] (π is monotone)
-            low = cert.theta * (lo @ uc) - _pi(K.id, hi, slots, values, wkeys, mu) + fixed_cost
+            low = cert.theta * (lo @ uc) - pi_values(K.id, hi, slots, values, wkeys, mu) + fixed_cost
             ok = low <= room + tol
             if max_head_dim is not None:
                 ok &= lo @ dims <= max_head_dim
             part = part[ok]
             if not len(part):
                 break
-        for W, r in zip(part, cert.theta * (part @ uc) - _pi(K.id, part, slots, values, wkeys, mu) + fixed_cost):
+        for W, r in zip(part, cert.theta * (part @ uc) - pi_values(K.id, part, slots, values, wkeys, mu) + fixed_cost):
             if not W.any():
                 continue
             types.append(HeadType(K.id, tuple(int(x) for x in W), int(4 * (W @ uc)), K.index, int(W @ dims)))

@@ -40,7 +40,8 @@ from ..attention import Problem
 from ..attention.assignment import Demand
 from ..attention.hosting import Hosting
 from . import solver
-from .hosts import Slot, box, host_slots
+from .hosts import box
+from .lp_duals import Certificate, Column, Slots, profits, supply_entries
 
 MAX_ROUNDS = 200  # column-generation rounds in one call (quick and exact pricing rounds)
 QUICK_COLUMNS = 3  # columns added per subgroup by one quick pricing round
@@ -51,27 +52,6 @@ EPS = 1e-7  # a pricing profit at most this is "no improving type"
 SHORT_EPS = 1e-6  # a shortfall at most this is "the key is met"
 SEPARATE_KEYS = 20  # keys joining the master per separation round at most
 FULL_PRICING = 4  # every this many exact pricing rounds price every subgroup (a certified bound); the others stop at the first improving subgroup
-
-Column = tuple[int, tuple[int, ...]]  # (subgroup class id of K', multiplicities of W)
-
-
-@dataclass(frozen=True)
-class Certificate:
-    """Dual values proving an LP bound: `mu[(s, j, σ)]` for the irreps σ of demand j of the
-    scenario at position s, `lam` for the `max_heads` row, scaled by `1/theta` (module
-    docstring). `check_certificate` verifies one against an explicit list of types."""
-
-    mu: tuple[tuple[int, int, int, float], ...]
-    lam: float
-    theta: float
-
-    def value(self, values: Sequence[Demand], keys: Sequence[tuple[int, ...]], max_heads: int | None) -> float:
-        """`(Σ D μ - max_heads λ) / θ`, the bound (units) this certificate proves."""
-        tot = sum(m * values[keys[s][j]].D.mults[g] for s, j, g, m in self.mu)
-        if max_heads is not None:
-            tot -= max_heads * self.lam
-        return tot / self.theta
-
 
 @dataclass(frozen=True)
 class LPBound:
@@ -85,75 +65,6 @@ class LPBound:
     active: tuple[int, ...] = ()  # positions of the keys with a positive dual in the last master (the next call's start)
     solution: tuple[tuple[Column, float], ...] = ()  # (type, n_t > 0) of the last master's optimum (a fractional design)
     work: int = 0  # simplex iterations and pricing nodes the call used
-
-
-OBJECTIVES = ("params", "heads", "attention_cost", "shortfall")
-
-
-def _unit_cost(slot: Slot) -> np.ndarray:
-    return np.asarray(slot.unit_cost, dtype=np.int64)
-
-
-class _Slots:
-    """The host slots of every demand value of the keys, grouped by subgroup, and the cost of
-    a type under the objective: `linear(sub) @ W + fixed(sub)` for W ≠ 0 — units
-    m_τ(V|K') e_τ per copy of τ ("params", P/4), [G:K'] ("heads"), or [G:K'] dim τ per copy
-    of τ ("attention_cost"), or nothing ("shortfall": the master's slacks, at cost 1 per unit
-    of demand not met, are the whole objective; phase one of the simplex method)."""
-
-    def __init__(
-        self, problem: Problem, h: Hosting, values: Sequence[Demand], keys: Sequence[tuple[int, ...]], max_heads: int | None,
-        objective: str = "params",
-    ) -> None:
-        self.objective = objective
-        self.by_value: dict[int, list[Slot]] = {}
-        self.subs: dict[int, Slot] = {}  # one slot per subgroup (its costs, dims, V|K')
-        for key in keys:
-            for vi in key:
-                if vi not in self.by_value:
-                    self.by_value[vi] = list(host_slots(problem, h, values[vi], max_heads))
-                    for sl in self.by_value[vi]:
-                        self.subs.setdefault(sl.K.id, sl)
-
-    def linear(self, sub: int) -> np.ndarray:
-        ref = self.subs[sub]
-        if self.objective == "params":
-            return _unit_cost(ref)
-        if self.objective in ("heads", "shortfall"):
-            return np.zeros(len(ref.VK), dtype=np.int64)
-        return ref.K.index * np.asarray(ref.dims, dtype=np.int64)
-
-    def fixed(self, sub: int) -> float:
-        return float(self.subs[sub].K.index) if self.objective == "heads" else 0.0
-
-    def cost(self, sub: int, W: Sequence[int]) -> float:
-        return float(self.linear(sub) @ np.asarray(W, dtype=np.int64)) + self.fixed(sub)
-
-    def least(self, sub: int) -> float:
-        """The least cost of a type on K' (W ≠ 0, W ≤ V|K'): > 0, Farley's c_min."""
-        ref = self.subs[sub]
-        a = self.linear(sub)[np.asarray(ref.VK) > 0]
-        return float(a.min()) + self.fixed(sub)
-
-
-def _entries(col: Column, slots: _Slots, values: Sequence[Demand], key: tuple[int, ...]) -> list[tuple[int, np.ndarray]]:
-    """(demand position, capped supply) for every slot through which the type hosts a demand
-    of the key and supplies part of it; of equal supplies of one demand only one is kept
-    (they are interchangeable in the LP)."""
-    sub, Wt = col
-    W = np.asarray(Wt, dtype=np.int64)
-    out = []
-    for j, vi in enumerate(key):
-        D = np.asarray(values[vi].D.mults, dtype=np.int64)
-        seen: set[bytes] = set()
-        for sl in slots.by_value[vi]:
-            if sl.K.id != sub or (sl.img > W).any():
-                continue
-            sup = np.minimum(W @ sl.unit, D)
-            if (sup[D > 0] > 0).any() and sup.tobytes() not in seen:
-                seen.add(sup.tobytes())
-                out.append((j, sup))
-    return out
 
 
 def _unmet(
@@ -204,42 +115,13 @@ def _unmet(
     return sorted(((v, s) for v, s in short if v > SHORT_EPS), reverse=True)
 
 
-def _profits(
-    sub: int, Ws: np.ndarray, slots: _Slots, values: Sequence[Demand], keys: Sequence[tuple[int, ...]], mu: dict, lam: float
-) -> np.ndarray:
-    """π(W) - c(W) - [G:K'] λ for each row W of Ws (types on K'), vectorised."""
-    ref = slots.subs[sub]
-    return _pi(sub, Ws, slots, values, keys, mu) - Ws @ slots.linear(sub) - slots.fixed(sub) - ref.K.index * lam
-
-
-def _pi(sub: int, Ws: np.ndarray, slots: _Slots, values: Sequence[Demand], keys: Sequence[tuple[int, ...]], mu: dict) -> np.ndarray:
-    """π(W) = Σ_s max(0, max_{j, slot hosting} μ_{s,j} · min(S, D)) for each row W of Ws
-    (types on K'; 0 where K' hosts no demand of the keys), vectorised. Monotone in W."""
-    pi = np.zeros(len(Ws))
-    for s, key in enumerate(keys):
-        best = None
-        for j, vi in enumerate(key):
-            D = np.asarray(values[vi].D.mults, dtype=np.int64)
-            w = np.array([mu.get((s, j, g), 0.0) for g in range(len(D))])
-            if not w.any():
-                continue
-            for sl in slots.by_value[vi]:
-                if sl.K.id != sub:
-                    continue
-                val = np.where((Ws >= sl.img).all(axis=1), np.minimum(Ws @ sl.unit, D) @ w, 0.0)
-                best = val if best is None else np.maximum(best, val)
-        if best is not None:
-            pi += best
-    return pi
-
-
 def _price(
-    sub: int, slots: _Slots, values: Sequence[Demand], keys: Sequence[tuple[int, ...]], mu: dict, lam: float,
+    sub: int, slots: Slots, values: Sequence[Demand], keys: Sequence[tuple[int, ...]], mu: dict, lam: float,
     max_head_dim: int | None, time_limit: float, threads: int | None, spent: list[int] | None = None, node_limit: int | None = None,
 ) -> tuple[float, tuple[int, ...] | None]:
     """max over W ≤ V|K' of π(W) - c(W) - [G:K'] λ (an upper bound of it when the program
     stops early), and the best W found (None if none has positive profit). Over at most
-    `PRICE_ENUMERATE` W's the profits of all of them are computed instead (`_profits`)."""
+    `PRICE_ENUMERATE` W's the profits of all of them are computed instead (`profits`)."""
     ref = slots.subs[sub]
     if math.prod(int(x) + 1 for x in ref.VK) <= PRICE_ENUMERATE:
         Ws = box(np.zeros(len(ref.VK), dtype=np.int64), ref.VK)[1:]  # W = 0 left out
@@ -247,7 +129,7 @@ def _price(
             Ws = Ws[Ws @ ref.dims <= max_head_dim]
         if not len(Ws):
             return -ref.K.index * lam, None
-        prof = _profits(sub, Ws, slots, values, keys, mu, lam)
+        prof = profits(sub, Ws, slots, values, keys, mu, lam)
         i = int(np.argmax(prof))
         return float(prof[i]), (tuple(int(x) for x in Ws[i]) if prof[i] > EPS else None)
     nt = len(ref.VK)
@@ -350,7 +232,7 @@ def _quick_pricing(slots, support, pools, values, wkeys, mu, lam, add) -> int:  
         if not pool:
             continue
         Ws = np.unique(np.array(pool), axis=0)
-        prof = _profits(sub, Ws, slots, values, wkeys, mu, lam)
+        prof = profits(sub, Ws, slots, values, wkeys, mu, lam)
         for i in np.argsort(-prof)[:QUICK_COLUMNS]:
             if prof[i] > EPS and add((sub, tuple(int(x) for x in Ws[i]))):
                 new += 1
@@ -418,11 +300,11 @@ def lp_bound(
     PRICE_TIME seconds, and the call at the work limit (the deadline stops it only when it
     stops the whole run); `LPBound.work` is what it used. `candidates`: types tried by the quick pricing
     (profits computed directly) before the pricing programs are asked. `objective`: what a
-    type costs (`_Slots`): "params" (units, P/4), "heads" ([G:K']) or "attention_cost"
+    type costs (`Slots`): "params" (units, P/4), "heads" ([G:K']) or "attention_cost"
     ([G:K'] dim W); the bound is in that measure (every covering design within the limits
     has at least that many heads, or that attention cost: the same relaxation, O11)."""
     keys = [tuple(k) for k in keys]
-    slots = _Slots(problem, h, values, keys, max_heads, objective)
+    slots = Slots(problem, h, values, keys, max_heads, objective)
     cols: list[Column] = []
     seen: set[Column] = set()
 
@@ -446,7 +328,7 @@ def lp_bound(
     def entries(c: Column, s: int) -> list:
         e = cache.get((c, s))
         if e is None:
-            e = cache[(c, s)] = _entries(c, slots, values, keys[s])
+            e = cache[(c, s)] = supply_entries(c, slots, values, keys[s])
         return e
 
     demanding = [s for s, key in enumerate(keys) if any(any(values[vi].D.mults) for vi in key)]

@@ -21,7 +21,8 @@ import time
 
 from ..attention import Design, Problem
 from .budget import Budget
-from .lp_bound import OBJECTIVES, lp_bound
+from .lp_bound import lp_bound
+from .lp_duals import OBJECTIVES
 from .oracle import ROUND_KEYS
 
 

@@ -55,7 +55,6 @@ def capped_subgroups(problem: Problem, space: ScenarioSpace, h: Hosting, max_hea
         if cap is None:
             continue
         irr = irreps_of(K)
-        VK = np.array(problem.restrict(K).mults, dtype=np.int64)
         yield K, cap, problem.unit_costs(K), np.asarray(irr.dims, dtype=np.int64)
 
 

@@ -21,7 +21,8 @@ from eqattn.errors import LimitError
 from eqattn.optimize import optimize
 from eqattn.optimize.bounds import ScenarioBound
 from eqattn.optimize import lp_bound as lp_bound_module
-from eqattn.optimize.lp_bound import Certificate, _profits, _Slots, lp_bound
+from eqattn.optimize.lp_bound import lp_bound
+from eqattn.optimize.lp_duals import Certificate, Slots, profits
 from eqattn.optimize.separation import ScenarioSpace
 from eqattn.attention.hosting import hosting
 from eqattn.optimize.budget import Budget
@@ -191,7 +192,7 @@ def test_compute_constraints_enter_the_certificate():
 
 
 def test_quick_pricing_profits_match_the_enumeration():
-    """`_profits` (the quick pricing's vectorised π(t) - c_t - [G:K'] λ) equals the enumeration
+    """`profits` (lp_duals.py) (the quick pricing's vectorised π(t) - c_t - [G:K'] λ) equals the enumeration
     type by type, on every subgroup that hosts a demand of the keys."""
     p = Problem.create("C4", "2xregular", 2, 2)
     space = ScenarioSpace(p)
@@ -200,12 +201,12 @@ def test_quick_pricing_profits_match_the_enumeration():
     b = lp_bound(p, h, space.values, keys, start=())
     cert = Certificate(b.certificate.mu, b.certificate.lam, 1.0)
     mu = {(s, j, g): m for s, j, g, m in cert.mu}
-    slots = _Slots(p, h, space.values, keys, None)
+    slots = Slots(p, h, space.values, keys, None)
     table = profit_table(p, space.values, keys, cert)
     assert len(slots.subs) >= 2
     for sub in slots.subs:
         Ws, expected = table[sub]
-        assert np.allclose(_profits(sub, Ws, slots, space.values, keys, mu, cert.lam), expected, atol=1e-9)
+        assert np.allclose(profits(sub, Ws, slots, space.values, keys, mu, cert.lam), expected, atol=1e-9)
 
 
 def test_symbolic_engine_proves_optimality_past_the_type_limit():
