@@ -4,6 +4,8 @@ that V is computed on, catalog.group_for_rep), and /api/verify naming its Haar s
 
 from __future__ import annotations
 
+import dataclasses
+
 
 def _labels(g: dict) -> list[str]:
     return [i["label"] for i in g["irreps"]]
@@ -51,10 +53,10 @@ def test_verify_is_not_ok_when_equivariance_fails(monkeypatch):
     from eqattn.api import work
     from eqattn.numeric import verify as numeric_verify
 
-    real = numeric_verify.verify_clustering
-    monkeypatch.setattr(numeric_verify, "verify_clustering",
-                        lambda *a: {**real(*a), "worst_equivariance_error": 1e-3})
+    real = numeric_verify.verify_design
+    monkeypatch.setattr(numeric_verify, "verify_design",
+                        lambda *a, **kw: dataclasses.replace(real(*a, **kw), worst_equivariance_error=1e-3))
     out = work.verify_clustering("SO3", "1x0 + 1x1", 2, 1, [("SO3", "1x0"), ("SO3", "1x1")], 0)
     assert out["covered"] and out["worst_rel_error"] < out["tolerance"] and not out["ok"]
-    monkeypatch.setattr(numeric_verify, "verify_clustering", real)
+    monkeypatch.setattr(numeric_verify, "verify_design", real)
     assert work.verify_clustering("SO3", "1x0 + 1x1", 2, 1, [("SO3", "1x0"), ("SO3", "1x1")], 0)["ok"]
