@@ -32,7 +32,7 @@ import math
 import time
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -272,6 +272,37 @@ def _exact_pricing(slots, values, wkeys, mu, lam, max_head_dim, deadline, work_l
     return theta, priced, turn, new
 
 
+def _column_set(slots: Slots, max_head_dim: int | None, start: Iterable[Column]) -> tuple[list[Column], Callable[[Column], bool]]:
+    """The master's columns, from `start`, and `add(c)`: c joins them (True) unless it is known,
+    zero, on a subgroup hosting none of the keys' demands, or wider than `max_head_dim`."""
+    cols: list[Column] = []
+    seen: set[Column] = set()
+
+    def add(c: Column) -> bool:
+        if c[0] not in slots.subs or c in seen or not any(c[1]):
+            return False
+        if max_head_dim is not None and int(np.dot(slots.subs[c[0]].dims, c[1])) > max_head_dim:
+            return False
+        seen.add(c)
+        cols.append(c)
+        return True
+
+    for c in start:
+        add((int(c[0]), tuple(int(x) for x in c[1])))
+    return cols, add
+
+
+def _slack_cost(slots: Slots, values: Sequence[Demand], keys: Sequence[tuple[int, ...]]) -> float:
+    """The cost of a unit of a supply row's slack in the master: more than any design of the
+    largest types over every demanded irrep costs, so the master is always feasible and a
+    slack stays zero wherever the types can meet the demand; 1 under "shortfall", whose
+    objective the slacks are."""
+    if slots.objective == "shortfall":
+        return 1.0
+    demanded = sum(1 for key in keys for vi in key for x in values[vi].D.mults if x > 0)
+    return 1.0 + sum(slots.cost(sub, sl.VK) for sub, sl in slots.subs.items()) * max(1, demanded)
+
+
 def lp_bound(
     problem: Problem,
     h: Hosting,
@@ -305,20 +336,7 @@ def lp_bound(
     has at least that many heads, or that attention cost: the same relaxation, O11)."""
     keys = [tuple(k) for k in keys]
     slots = Slots(problem, h, values, keys, max_heads, objective)
-    cols: list[Column] = []
-    seen: set[Column] = set()
-
-    def add(c: Column) -> bool:
-        if c[0] not in slots.subs or c in seen or not any(c[1]):
-            return False
-        if max_head_dim is not None and int(np.dot(slots.subs[c[0]].dims, c[1])) > max_head_dim:
-            return False
-        seen.add(c)
-        cols.append(c)
-        return True
-
-    for c in start:
-        add((int(c[0]), tuple(int(x) for x in c[1])))
+    cols, add = _column_set(slots, max_head_dim, start)
     pools: dict[int, list[np.ndarray]] = defaultdict(list)
     for c in candidates:
         if c[0] in slots.subs:
@@ -335,9 +353,7 @@ def lp_bound(
     if not demanding:
         return LPBound(0, 0.0, True, 0, tuple(cols), (), Certificate((), 0.0, 1.0), ())
     work = sorted({int(a) for a in active if 0 <= int(a) < len(keys)} & set(demanding)) or demanding[:1]
-    big = 1.0 if objective == "shortfall" else 1.0 + sum(slots.cost(sub, sl.VK) for sub, sl in slots.subs.items()) * max(
-        1, sum(1 for key in keys for vi in key for x in values[vi].D.mults if x > 0)
-    )
+    big = _slack_cost(slots, values, keys)
     best: LPBound | None = None
     rounds = exact_rounds = turn = 0
     support: tuple[Column, ...] = ()
@@ -370,8 +386,7 @@ def lp_bound(
         inside = set(work)
         outside = [s for s in demanding if s not in inside]
         if outside:
-            fractional = [(c, float(sol.values[n])) for c, n in zip(cols, nvar) if sol.values[n] > 1e-9]
-            short = _unmet(fractional, outside, keys, values, entries, threads, max(deadline - time.perf_counter(), 0.01), spent)
+            short = _unmet(solution, outside, keys, values, entries, threads, max(deadline - time.perf_counter(), 0.01), spent)
             if short is None:
                 break
             if short:
