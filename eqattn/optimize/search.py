@@ -159,10 +159,8 @@ def seed_for(
     used = Usage() if used is None else used
     now = time.perf_counter()
     until = deadline if budget.work_limit is not None else now + SPLIT_SHARE * max(deadline - now, 0.0)
-    sub_progress = None
-    if progress is not None:
-        def sub_progress(e: dict) -> None:
-            progress({**e, "stage": f"seed H={sub.heads}", "bound": None, "incumbent": None})
+    sub_progress = (None if progress is None else
+                    lambda e: progress({**e, "stage": f"seed H={sub.heads}", "bound": None, "incumbent": None}))
     sub_limits = limits.divided(k)
     sub_budget = budget.until(until, None if budget.work_limit is None else max(budget.work_left(used) or 0, 0) // 2)
     try:

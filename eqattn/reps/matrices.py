@@ -50,31 +50,6 @@ def commutant_basis(mats: np.ndarray) -> np.ndarray:
     return basis
 
 
-def intertwiners(rho_v: np.ndarray, sigma: np.ndarray, copies: int, seed: int = 0) -> list[np.ndarray]:
-    """`copies` isometric intertwiners T: sigma -> V (T^T T = I) with orthogonal images.
-
-    rho_v: (m, n, n) and sigma: (m, d, d), indexed by the same group elements.
-    """
-    rng = np.random.default_rng(seed)
-    n, d = rho_v.shape[1], sigma.shape[1]
-    out: list[np.ndarray] = []
-    proj = np.eye(n)
-    for _ in range(copies):
-        for attempt in range(5):
-            Y = rng.normal(size=(n, d))
-            T = np.einsum("gab,bc,gdc->ad", rho_v, Y, sigma) / rho_v.shape[0]
-            T = proj @ T
-            c = float(np.trace(T.T @ T)) / d
-            if c > 1e-8:
-                break
-        else:  # pragma: no cover
-            raise RuntimeError("not enough copies of the irrep in V")
-        T = T / np.sqrt(c)
-        out.append(T)
-        proj = proj - T @ T.T
-    return out
-
-
 def isotypic_projector(rho_v: np.ndarray, chi: np.ndarray, dim: int, e: int) -> np.ndarray:
     """(dim/(e|K|)) sum_k chi(k) rho(k): the projector onto the isotypic part of a real irrep."""
     return (dim / (e * rho_v.shape[0])) * np.einsum("g,gab->ab", chi, rho_v)

@@ -57,6 +57,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from eqattn.errors import whole_number
 from eqattn.reps import Rep, parse_rep
 
 from .components import SharesGroupData, as_rep
@@ -81,8 +82,7 @@ def _design(V: Rep, nhead: Any, head_dim: int | None, time_limit: float | None) 
         if p.group.name != V.sub.group.name or tuple(p.V.mults) != tuple(V.mults):
             raise ValueError(f"the design is for {p.group.name} on {p.V}; d_model is {V.sub.group.name} on {V}")
         return nhead, "given"
-    if isinstance(nhead, bool) or not isinstance(nhead, int) or nhead < 1:
-        raise ValueError(f"nhead must be a head count >= 1 or an eqattn design, got {nhead!r}")
+    nhead = whole_number(nhead, "nhead (a head count, or an eqattn design)")
     from eqattn.attention import Problem
     from eqattn.optimize import optimize
 
@@ -141,8 +141,7 @@ class EquivariantTransformerEncoderLayer(SharesGroupData, nn.Module):
             inner = self.activation.in_rep
         else:
             copies = dim_feedforward if dim_feedforward is not None else math.ceil(4 * V.dim / G.order)
-            if isinstance(copies, bool) or not isinstance(copies, int) or copies < 1:
-                raise ValueError(f"dim_feedforward must be a count of regular copies >= 1 or a representation, got {dim_feedforward!r}")
+            copies = whole_number(copies, "dim_feedforward (a count of regular copies, or a representation)")
             self.activation = PointwiseNonlinearity(G, copies, activation=activation, **kw)
             hidden = inner = self.activation.rep
         self.hidden_rep = hidden
@@ -271,8 +270,7 @@ class EquivariantTransformerEncoder(SharesGroupData, nn.Module):
         super().__init__()
         if not isinstance(encoder_layer, EquivariantTransformerEncoderLayer):
             raise TypeError(f"encoder_layer must be an EquivariantTransformerEncoderLayer, got {type(encoder_layer).__name__}")
-        if isinstance(num_layers, bool) or not isinstance(num_layers, int) or num_layers < 1:
-            raise ValueError(f"num_layers must be a whole number >= 1, got {num_layers!r}")
+        num_layers = whole_number(num_layers, "num_layers")
         if norm is not None and getattr(getattr(norm, "coords", None), "active", False):
             raise ValueError("the final norm acts in eqattn's coordinates inside the stack: build it without basis=")
         self.layers = nn.ModuleList(copy.deepcopy(encoder_layer) for _ in range(num_layers))

@@ -64,6 +64,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from eqattn.errors import whole_number
 from eqattn.numeric.expansion import HeadLayout, coset_groups, group_head_order
 
 from .dense import _expand_run, _Orbit
@@ -349,12 +350,7 @@ class EquivariantAttention(ExactBuffers):
     # ----- group ---------------------------------------------------------------------------
     def group_action(self, g: int) -> torch.Tensor:
         """``rho(g)`` as a ``(dim V, dim V)`` tensor (module dtype and device), ``g in range(|G|)``."""
-        if isinstance(g, bool) or not isinstance(g, (int, np.integer)):
-            from eqattn.errors import InputTypeError
-
-            raise InputTypeError("g", f"a group element index, a whole number in range(0, {self.group_order}), got {g!r}")
-        if not 0 <= int(g) < self.group_order:
-            raise IndexError(f"group element {g} out of range(0, {self.group_order})")
+        g = whole_number(g, "g (a group element index)", 0, self.group_order - 1)
         return self.group_matrices_w[int(g)].clone()
 
     # ----- forward -------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -20,3 +21,13 @@ def test_mkdocs_builds_strict(tmp_path: Path) -> None:
     assert "EquivariantMultiheadAttention" in api and "key_padding_mask" in api
     assert "from_escnn" in api and "from_e3nn" in api
     assert "optimal_design" in (tmp_path / "site" / "reference" / "eqattn" / "index.html").read_text(encoding="utf-8")
+
+
+def test_sources_name_no_issue_numbers() -> None:
+    """What the code does and why lives in its comments; which issue asked for it lives in the
+    commit messages. No file of the package (Python, the page's JS, HTML and CSS) cites an issue."""
+    root = Path(__file__).resolve().parents[2] / "eqattn"
+    pattern = re.compile(r"\bissues? ?#?\d+", re.IGNORECASE)
+    hits = [f"{p.relative_to(root)}:{n}" for p in sorted(root.rglob("*")) if p.suffix in {".py", ".js", ".html", ".css"}
+            for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if pattern.search(line)]
+    assert not hits, hits

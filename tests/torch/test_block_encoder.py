@@ -20,6 +20,7 @@ from eqattn.torch import (
     EquivariantTransformerEncoderLayer,
     RelativePositionBias,
 )
+from eqattn.errors import InputError, InputTypeError
 from eqattn.torch.interop import from_e3nn
 
 F64 = torch.float64
@@ -169,10 +170,14 @@ def test_torch_conventions() -> None:
     first.reset_parameters(generator=torch.Generator().manual_seed(1))
     assert any(not torch.equal(a, b) for a, b in zip(before, first.parameters()))
     assert "d_model='2xA1 + 2xA2 + 2xB1 + 2xB2 + 4xE1'" in repr(first)
-    with pytest.raises(ValueError, match="nhead"):
+    with pytest.raises(InputError, match="nhead"):
         EquivariantTransformerEncoderLayer(V, 0)
-    with pytest.raises(ValueError, match="dim_feedforward"):
+    with pytest.raises(InputTypeError, match="nhead"):
+        EquivariantTransformerEncoderLayer(V, 2.5)
+    with pytest.raises(InputError, match="dim_feedforward"):
         EquivariantTransformerEncoderLayer(V, design, dim_feedforward=0)
+    with pytest.raises(InputError, match="num_layers"):
+        EquivariantTransformerEncoder(first, 0)
     with pytest.raises(ValueError, match="design is for"):
         EquivariantTransformerEncoderLayer(eqattn.rep(eqattn.group("D4"), "regular"), design)
 

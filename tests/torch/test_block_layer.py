@@ -11,6 +11,7 @@ import pytest
 import torch
 from .eqtorch_cases import reference_attention
 
+from eqattn.errors import InputTypeError, LimitError
 from eqattn.attention import Design, Problem, check_report
 from eqattn.numeric import realize_design
 from eqattn.numeric.expansion import HeadLayout, base_expansion, expansion_bound, layer_memory
@@ -192,3 +193,7 @@ def test_optimiser_design_count_and_equivariance():
     for g in range(layer.group_order):
         R = layer.group_action(g)
         assert float((layer(X @ R.T).detach() - Y @ R.T).abs().max()) < TOL
+    with pytest.raises(LimitError, match="group element index"):
+        layer.group_action(layer.group_order)
+    with pytest.raises(InputTypeError, match="group element index"):
+        layer.group_action(1.0)

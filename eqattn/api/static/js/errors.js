@@ -1,4 +1,4 @@
-// Errors belong to the control that caused them (issue 12, B1):
+// Errors belong to the control that caused them:
 //  * the live validation of the inputs ("design": POST /api/design on every edit, "group",
 //    "steppers": the multiplicity boxes checked on the page) is shown AT the input it names;
 //  * an action's error ("clusterings", "coverage", "optimize", "verify", ...) is shown next to
