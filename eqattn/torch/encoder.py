@@ -64,6 +64,7 @@ from .components import SharesGroupData, as_rep
 from .dropout import EquivariantDropout
 from .interop import coordinates
 from .linear import EquivariantLinear
+from .masks import additive
 from .multihead import EquivariantMultiheadAttention
 from .nonlinearity import EquivariantGate, PointwiseNonlinearity
 from .norm import EquivariantLayerNorm, EquivariantRMSNorm
@@ -89,12 +90,6 @@ def _design(V: Rep, nhead: Any, head_dim: int | None, time_limit: float | None) 
     d = int(head_dim) if head_dim is not None else max(1, V.dim // nhead)
     result = optimize(Problem(V.sub.group, V, int(nhead), d), time_limit, constrained=False)
     return result.design, str(result.status)
-
-
-def _additive(mask: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
-    if mask.dtype == torch.bool:
-        return torch.zeros(mask.shape, dtype=dtype, device=mask.device).masked_fill(mask, float("-inf"))
-    return mask.to(dtype)
 
 
 class EquivariantTransformerEncoderLayer(SharesGroupData, nn.Module):
@@ -206,7 +201,7 @@ class EquivariantTransformerEncoderLayer(SharesGroupData, nn.Module):
         if bias.dim() == 3:
             bias = bias[:, None].expand(bias.shape[0], H, L, L).reshape(-1, L, L)
         if src_mask is not None:
-            m = _additive(src_mask, x.dtype)
+            m = additive(src_mask, x.dtype, src_mask.device)
             if m.dim() == 3 and bias.dim() == 2:
                 bias = bias.expand(m.shape[0], L, L)
             bias = bias + m

@@ -73,11 +73,10 @@ from .exact import ExactBuffers
 from .vanilla import VanillaAttention, _attend, _check_factory, _check_tokens, _gen_device
 from .expansion import BlockExpansion, BlockOrbit
 from .reuse import WeightCache
+from .weight_coordinates import basis_coordinates, block_coordinates
 
 __all__ = ["EquivariantAttention", "VanillaAttention"]
 
-#: relative residual above which a matrix is declared not to lie in the Hom space
-HOM_RESIDUAL_TOL = 1e-8
 class EquivariantAttention(ExactBuffers):
     """The G-equivariant attention layer of a design (SPEC §3).
 
@@ -306,7 +305,7 @@ class EquivariantAttention(ExactBuffers):
         ``Wq, Wk, Wv (dim W, n_V)`` must lie in Hom_K(V, W) and ``Wo (n_V, dim W)`` in
         Hom_K(W, V); their coordinates are the least-squares projections onto the basis
         (for the orthonormal ``hom_in`` simply ``<W, hom_in[t]>``). Raises ``ValueError`` when a
-        matrix is off the space by more than ``HOM_RESIDUAL_TOL`` relative.
+        matrix is off the space by more than ``weight_coordinates.HOM_RESIDUAL_TOL`` relative.
         """
         if len(per_orbit) != len(self.orbits):
             raise ValueError(f"expected weights for {len(self.orbits)} orbits, got {len(per_orbit)}")
@@ -319,10 +318,10 @@ class EquivariantAttention(ExactBuffers):
             for name, mat in zip("qkvo", mats):
                 what = f"orbit {i}: W{name}"
                 if self.block:
-                    entry.append(_block_coordinates(orbit, mat, name == "o", U, what))
+                    entry.append(block_coordinates(orbit, mat, name == "o", U, what))
                 else:
                     basis = orbit.hom_out if name == "o" else orbit.hom_in
-                    entry.append(_coordinates(mat, basis.detach().cpu().numpy(), what))
+                    entry.append(basis_coordinates(mat, basis.detach().cpu().numpy(), what))
             coords.append(entry)
         for orbit, entry in zip(self.orbits, coords):
             for name, c in zip(("theta_q", "theta_k", "theta_v", "theta_o"), entry):
@@ -501,42 +500,3 @@ def _common_change(orbits: Sequence[Any]) -> np.ndarray | None:
         if (c is None) != (first is None) or (c is not None and not np.array_equal(c, first)):
             raise ValueError("the orbits of a realised design must share one change of basis")
     return None if first is None else np.asarray(first, dtype=np.float64)
-
-
-def _block_coordinates(orbit: BlockOrbit, mat: Any, out: bool, U: np.ndarray | None, what: str) -> np.ndarray:
-    """Coordinates of ``Wq (dim W, n)`` (or ``Wo (n, dim W)`` when ``out``) in the orbit's
-    Hom_K(V, W) (user coordinates, U the change); raise if off the space."""
-    m = np.asarray(mat, dtype=np.float64)
-    w, n = orbit.head_dim, orbit.hom.source.dim
-    shape = (n, w) if out else (w, n)
-    if m.shape != shape:
-        raise ValueError(f"{what} has shape {m.shape}, expected {shape}")
-    A = m.T if out else m
-    if U is not None:
-        A = A @ U
-    coef = orbit.hom.coordinates(A)
-    resid = np.linalg.norm(A - orbit.hom.compose(coef))
-    scale = np.linalg.norm(A)
-    if resid > HOM_RESIDUAL_TOL * scale or (scale == 0 and resid > 0):
-        raise ValueError(f"{what} is not in the Hom space of its orbit (relative residual {resid / max(scale, 1e-300):.2e})")
-    return coef
-
-
-def _coordinates(mat: Any, basis: np.ndarray, what: str) -> np.ndarray:
-    """Least-squares coordinates of ``mat`` in ``basis (p, r, c)``; raise if off the span."""
-    m = np.asarray(mat, dtype=np.float64)
-    if m.shape != basis.shape[1:]:
-        raise ValueError(f"{what} has shape {m.shape}, expected {basis.shape[1:]}")
-    p = basis.shape[0]
-    flat = basis.reshape(p, int(np.prod(basis.shape[1:])))
-    if p:
-        coef, *_ = np.linalg.lstsq(flat.T, m.ravel(), rcond=None)
-    else:
-        coef = np.zeros(0)
-    resid = np.linalg.norm(m.ravel() - flat.T @ coef)
-    scale = np.linalg.norm(m)
-    if resid > HOM_RESIDUAL_TOL * scale or (scale == 0 and resid > 0):
-        raise ValueError(
-            f"{what} is not in the Hom space of its orbit (relative residual {resid / max(scale, 1e-300):.2e})"
-        )
-    return coef

@@ -78,18 +78,10 @@ from torch import nn
 from .exact import ExactBuffers
 from .input_reps import InputProjection, parse_input_rep
 from .layers import EquivariantAttention
+from .masks import combined_mask
 from .vanilla import _shape
 
 __all__ = ["EquivariantMultiheadAttention"]
-
-
-def _additive(m: torch.Tensor, dtype: torch.dtype, device: torch.device) -> torch.Tensor:
-    """A bool mask (True = NOT allowed) as 0 / -inf; a float mask as it is."""
-    if m.dtype == torch.bool:
-        return torch.zeros(m.shape, dtype=dtype, device=device).masked_fill(m, float("-inf"))
-    if not m.is_floating_point():
-        raise TypeError("masks must be bool or floating point")
-    return m.to(dtype)
 
 
 class EquivariantMultiheadAttention(ExactBuffers):
@@ -367,7 +359,7 @@ class EquivariantMultiheadAttention(ExactBuffers):
             )
         if value.shape[:2] != key.shape[:2]:
             raise ValueError(f"key {_shape(key)} and value {_shape(value)} must have the same batch and length")
-        mask = self._mask(attn_mask, key_padding_mask, is_causal, N, L, S, query.dtype, query.device)
+        mask = combined_mask(attn_mask, key_padding_mask, is_causal, N, self.num_heads, L, S, query.dtype, query.device)
         p = self.dropout if self.training else 0.0
         extra = self.bias_k is not None or self.add_zero_attn
         if self.num_heads == 0 or self.head_dim == 0:
@@ -460,46 +452,6 @@ class EquivariantMultiheadAttention(ExactBuffers):
         if b_out is not None:
             out = out + b_out
         return out, weights  # with the extra keys as the last columns, as nn.MultiheadAttention
-
-    def _mask(
-        self,
-        attn_mask: torch.Tensor | None,
-        key_padding_mask: torch.Tensor | None,
-        is_causal: bool,
-        N: int,
-        L: int,
-        S: int,
-        dtype: torch.dtype,
-        device: torch.device,
-    ) -> torch.Tensor | None:
-        """One additive float mask broadcastable to ``(N, H, L, S)`` (nn.MultiheadAttention's rules)."""
-        mask: torch.Tensor | None = None
-        if attn_mask is None and is_causal:
-            attn_mask = torch.ones(L, S, dtype=torch.bool, device=device).triu(1)
-        if attn_mask is not None:
-            m = _additive(attn_mask, dtype, device)
-            if m.dim() == 2:
-                if list(m.shape) != [L, S]:
-                    raise ValueError(f"attn_mask of shape {_shape(m)}; expected ({L}, {S})")
-                mask = m[None, None]
-            elif m.dim() == 3:
-                if list(m.shape) == [N * self.num_heads, L, S]:  # per head (nn.MultiheadAttention's form)
-                    mask = m.view(N, self.num_heads, L, S)
-                elif list(m.shape) == [N, L, S]:  # shared by all heads
-                    mask = m[:, None]
-                else:
-                    raise ValueError(
-                        f"attn_mask of shape {_shape(m)}; expected ({N}, {L}, {S}) (shared by the heads) "
-                        f"or ({N * self.num_heads}, {L}, {S}) (per head)"
-                    )
-            else:
-                raise ValueError(f"attn_mask must be 2-D or 3-D, got {m.dim()}-D")
-        if key_padding_mask is not None:
-            if list(key_padding_mask.shape) != [N, S]:
-                raise ValueError(f"key_padding_mask of shape {_shape(key_padding_mask)}; expected ({N}, {S})")
-            kp = _additive(key_padding_mask, dtype, device)[:, None, None, :]
-            mask = kp if mask is None else mask + kp
-        return mask
 
     def extra_repr(self) -> str:
         return (
