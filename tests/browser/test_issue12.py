@@ -127,6 +127,12 @@ def test_optimiser_status_says_what_stopped_the_search_and_shows_the_notes(page)
     page.get_by_role("button", name="Find optimal design").click()
     status = page.locator("#optimize-status")
     expect(status).to_contain_text("Proven optimal: 96 parameters")
+    # more and wider heads than H = 8, d = 1: the width is said, with the ratio of attention costs
+    n, w, c = proven["heads_total"], proven["max_head_dim"], proven["attention_cost"]
+    assert n > 8 and w > 1
+    expect(status.locator(".width")).to_contain_text(
+        f"Its width: {n} heads where your layer has 8, heads up to {w} wide where yours are 1; "
+        f"attention cost {c} = {c / 8:.1f}× the layer's H·d = 8.")
     expect(status.locator(".notes li")).to_have_count(len(proven["notes"]))
     expect(status.locator(".notes")).to_contain_text("seeded by the search of H = 4 heads")
     # an unproven answer stopped by the checker's limits says so (the answer's own fields)

@@ -288,6 +288,8 @@ def test_find_optimal_design_loads_a_proven_optimum(page, shot):
     expect(button).to_be_visible()
     button.click()
     expect(page.locator("#optimize-status")).to_contain_text("Proven optimal: 8 parameters")
+    expect(page.locator("#optimize-status .width")).to_have_text(
+        "Its width fits your layer's: 2 heads (H = 2), each at most 1 wide (d = 1); attention cost 2 against the layer's 2.")
     expect(page.locator("#design-params")).to_have_text("8")
     expect(page.locator("#coverage-summary")).to_have_text("3 of 3 covered")
     expect(page.locator("#cards .card")).to_have_count(1)

@@ -126,11 +126,31 @@ export function renderOptimum() {
                  (STOPPED[r.stopped_by] ?? STOPPED.time_limit) +
                  (r.design_params === r.vanilla_params ? " This design costs as much as the vanilla layer." : "") }));
   }
+  const width = widthNote(r);
+  if (width) box.append(width);
   // the search's own log lines are for experts: folded away, under a plain heading
   if ((r.notes ?? []).length) {
     box.append(h("details", { class: "notes", open: notesOpen || undefined, ontoggle: (e) => { notesOpen = e.target.open; } }, h("summary", { text: `How the search ran (${plural(r.notes.length, "technical note")})` }),
                  h("ul", {}, ...r.notes.map((n) => h("li", { text: n })))));
   }
+}
+
+// The found design's width against the layer it replaces: an equivariant design may have more
+// heads, or wider ones, than the vanilla layer's H and d (SPEC §3: a design is any list of
+// orbits; only the parameters are minimised), which a reader would not expect unexplained.
+function widthNote(r) {
+  if (r.design_params === null || r.design_params === undefined || typeof r.attention_cost !== "number") return null;
+  const H = r.heads, d = r.head_dim, base = r.vanilla_attention_cost || H * d;
+  const heads = r.heads_total, wide = r.max_head_dim;
+  const ratio = (r.attention_cost / base).toFixed(1);
+  if (heads <= H && wide <= d) {
+    return h("p", { class: "width", text: `Its width fits your layer's: ${plural(heads, "head")} (H = ${H}), each at most ${wide} wide (d = ${d}); attention cost ${fmt(r.attention_cost)} against the layer's ${fmt(base)}.` });
+  }
+  const parts = [];
+  if (heads > H) parts.push(`${plural(heads, "head")} where your layer has ${H}`);
+  if (wide > d) parts.push(`heads up to ${wide} wide where yours are ${d}`);
+  return h("p", { class: "width" }, `Its width: ${parts.join(", ")}; `, term("attention cost", "budget"),
+           ` ${fmt(r.attention_cost)} = ${ratio}× the layer's H·d = ${fmt(base)}. An equivariant design may use more or wider heads than the layer it replaces (only parameters are minimised); give a budget (max heads, max head dim, max attention cost) to keep it narrower.`);
 }
 
 // Why an unproven search stopped (the result's stopped_by), in words.
