@@ -120,3 +120,31 @@ def test_the_o3_pytorch_snippet_runs_on_e3nn_features(page, tmp_path):
     run = subprocess.run([sys.executable, str(f)], capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr
     assert "parameters: 16" in run.stdout and "e3nn-layout equivariance error" in run.stdout
+
+
+def test_typing_in_a_card_keeps_the_focus_when_the_band_changes(page):
+    """The band's group answer may arrive while the user types in a design card: the cards are
+    drawn again for the new band, and the focus and what was typed stay where they were."""
+    import time
+
+    from playwright.sync_api import expect
+
+    _open(page, f"g=O3&v={quote('16x0e + 8x1o')}&h=2&d=1&o=1:0e")
+    info = page.locator("#group-info")
+    expect(info).to_contain_text("computed on its finite subgroup Oh")
+
+    def slow(route):  # the band's answer comes late, while the user is in the card
+        time.sleep(1.0)
+        route.continue_()
+
+    page.route(re.compile(r".*/api/group\?.*rep=.*"), slow)
+    page.get_by_label("Tokens V").fill("16x0e + 8x1o + 4x2e")
+    box = page.get_by_label("orbit 1: multiplicity of 1o of O3")
+    box.focus()
+    page.keyboard.press("ArrowUp")
+    expect(info).to_contain_text("computed on its finite subgroup Ih")
+    expect(page.locator("#cards .card").first.locator(".stepper-boxes input")).to_have_count(6)
+    assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "orbit 1: multiplicity of 1o of O3"
+    expect(page.get_by_label("orbit 1: multiplicity of 1o of O3")).to_have_value("1")
+    page.keyboard.press("ArrowUp")  # typing goes on in the same box
+    expect(page.get_by_label("orbit 1: multiplicity of 1o of O3")).to_have_value("2")

@@ -56,3 +56,19 @@ export function startProgress(id, label, controller, limitS = null) {
   box.querySelector(".cancel").onclick = () => controller.abort();
   return () => { clearInterval(timer); box.hidden = true; if (bar) bar.style.width = "0"; };
 }
+
+// Re-render without taking the keyboard away: the focused input is found again after
+// `render()` by its aria-label (the page's controls each have a unique one) and gets the
+// focus and its caret back, so typing goes on where it was.
+export function keepingFocus(render) {
+  const el = document.activeElement;
+  const label = el && el !== document.body ? el.getAttribute("aria-label") : null;
+  let caret = null;
+  try { caret = label && typeof el.selectionStart === "number" ? [el.selectionStart, el.selectionEnd] : null; } catch { caret = null; }
+  render();
+  if (!label || document.activeElement === el && el.isConnected) return;
+  const again = document.querySelector(`[aria-label="${CSS.escape(label)}"]`);
+  if (!again) return;
+  again.focus();
+  try { if (caret) again.setSelectionRange(caret[0], caret[1]); } catch { /* number inputs have no selection */ }
+}

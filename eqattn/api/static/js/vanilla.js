@@ -8,7 +8,7 @@ import { countsFresh, renderPalette, renderCards } from "./design.js";
 import { optimumFresh } from "./optimise.js";
 import { repText, parseMults, problemKey, designKey } from "./state.js";
 import { setErrors, setItems, errorsOf, renderErrors } from "./errors.js";
-import { $, h, fmt, plural, startProgress } from "./util.js";
+import { $, h, fmt, plural, startProgress, keepingFocus } from "./util.js";
 
 const FAMILY = { cyclic: "Cyclic", dihedral: "Dihedral", symmetric: "Symmetric", alternating: "Alternating",
                  Q8: "Quaternion", product: "Products", point: "Point groups", compact: "Compact (continuous) groups", other: "Other" };
@@ -126,10 +126,12 @@ export async function followBand() {
   if (g.compact.band === model.group.compact.band) return;
   model.group = g;
   model.subgroups = new Map(g.subgroups.map((s) => [s.id, s]));
-  renderGroupInfo();
-  renderIrreps();
-  renderPalette();
-  renderCards();
+  keepingFocus(() => {  // the user may be typing in a card or a stepper as the band changes
+    renderGroupInfo();
+    renderIrreps();
+    renderPalette();
+    renderCards();
+  });
 }
 
 // The irreps offered as V's steppers: the band in use, or the default band when it is wider.
