@@ -8,6 +8,7 @@ subset-sum). A part of `SymbolicChecker` (symbolic.py), which holds the state it
 from __future__ import annotations
 
 import math
+import time
 from itertools import product
 
 import numpy as np
@@ -19,6 +20,12 @@ from .supports import slacks_for_support, supports_of
 MAX_PROFILE_ROWS = 400_000  # profiles listed over the hosting-relevant irreps of one support
 MAX_PROFILE_EXPAND = 1_000_000  # ... and rows before the dimension filter of one coordinate (memory)
 MERGE_PROFILE_ROWS = True  # rows equal in dimension used and clipped sums are merged while listed (Lemma 6, merging)
+
+
+class DeadlinePassed(Exception):
+    """The checker's deadline (`SymbolicChecker(deadline=...)`) passed inside a computation
+    that makes no verdict until it ends (the hosting sets of an orbit over every support);
+    nothing partial was kept. The caller answers as at its own deadline."""
 
 
 def minimal_patterns(items: list, key) -> list:  # noqa: ANN001
@@ -93,6 +100,8 @@ class HostingSets:
         d = self.problem.head_dim
         found: dict[tuple[int, int], list[tuple[np.ndarray, tuple[int, ...]]]] = {}
         for S in supports_of(self.problem, orbit[0]):
+            if time.perf_counter() > self.deadline:  # (before each support: the clock can stop it)
+                raise DeadlinePassed()
             kb, c, _ = self.table.kbar(K, S)
             tilde = self.table.extended_irreps(K, S)
             slots = self._slots(kb)

@@ -49,7 +49,7 @@ from .options import Option, option_table
 from .problem import Problem
 from . import defeated_supply
 from .defeated_supply import DefeatedSupply
-from .hosting_sets import HostingSets, minimal_patterns
+from .hosting_sets import DeadlinePassed, HostingSets, minimal_patterns  # noqa: F401 (DeadlinePassed: raised by the checker)
 from .representatives import Representatives
 
 MAX_ABSTRACT_SCENARIOS = 200_000  # abstract scenarios over all clusterings
@@ -79,11 +79,15 @@ class PoolPattern:
 class SymbolicChecker(HostingSets, DefeatedSupply, Representatives):
     """Exact coverage of one design at any size the limits accept (module docstring)."""
 
-    def __init__(self, problem: Problem, design: Design, *, fast: bool = True, shortfalls: bool = True) -> None:
+    def __init__(
+        self, problem: Problem, design: Design, *, fast: bool = True, shortfalls: bool = True, deadline: float = math.inf,
+    ) -> None:
         """`fast=False`: every abstract scenario through `check_scenario` (the general path);
         `shortfalls=False`: counterexamples without the best attempt's shortfall (the
-        optimiser needs their demands only)."""
+        optimiser needs their demands only); `deadline` (time.perf_counter): past it the
+        hosting sets of an orbit stop with `DeadlinePassed`, keeping nothing partial."""
         self.problem = problem
+        self.deadline = deadline
         self.design = design
         self.table = option_table(problem)
         self.h = hosting(problem)
