@@ -8,7 +8,6 @@ subset-sum). A part of `SymbolicChecker` (symbolic.py), which holds the state it
 from __future__ import annotations
 
 import math
-import time
 from itertools import product
 
 import numpy as np
@@ -23,7 +22,7 @@ MERGE_PROFILE_ROWS = True  # rows equal in dimension used and clipped sums are m
 
 
 class DeadlinePassed(Exception):
-    """The checker's deadline (`SymbolicChecker(deadline=...)`) passed inside a computation
+    """The checker's stop test (`SymbolicChecker(stop=...)`) said so inside a computation
     that makes no verdict until it ends (the hosting sets of an orbit over every support);
     nothing partial was kept. The caller answers as at its own deadline."""
 
@@ -100,7 +99,7 @@ class HostingSets:
         d = self.problem.head_dim
         found: dict[tuple[int, int], list[tuple[np.ndarray, tuple[int, ...]]]] = {}
         for S in supports_of(self.problem, orbit[0]):
-            if time.perf_counter() > self.deadline:  # (before each support: the clock can stop it)
+            if self.stop is not None and self.stop():  # (before each support: the clock can stop it)
                 raise DeadlinePassed()
             kb, c, _ = self.table.kbar(K, S)
             tilde = self.table.extended_irreps(K, S)

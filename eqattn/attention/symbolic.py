@@ -34,6 +34,7 @@ import math
 import time
 from dataclasses import dataclass, replace
 from itertools import combinations_with_replacement, product
+from typing import Callable
 
 import numpy as np
 
@@ -80,14 +81,15 @@ class SymbolicChecker(HostingSets, DefeatedSupply, Representatives):
     """Exact coverage of one design at any size the limits accept (module docstring)."""
 
     def __init__(
-        self, problem: Problem, design: Design, *, fast: bool = True, shortfalls: bool = True, deadline: float = math.inf,
+        self, problem: Problem, design: Design, *, fast: bool = True, shortfalls: bool = True, stop: Callable[[], bool] | None = None,
     ) -> None:
         """`fast=False`: every abstract scenario through `check_scenario` (the general path);
         `shortfalls=False`: counterexamples without the best attempt's shortfall (the
-        optimiser needs their demands only); `deadline` (time.perf_counter): past it the
-        hosting sets of an orbit stop with `DeadlinePassed`, keeping nothing partial."""
+        optimiser needs their demands only); `stop`: asked before each support of an orbit's
+        hosting sets (the caller's clock, e.g. `lambda: time.perf_counter() > deadline`); when
+        it says True they stop with `DeadlinePassed`, keeping nothing partial."""
         self.problem = problem
-        self.deadline = deadline
+        self.stop = stop
         self.design = design
         self.table = option_table(problem)
         self.h = hosting(problem)

@@ -65,7 +65,7 @@ class CounterexampleOracle:
         t = time.perf_counter()
         out: list[Key] = []
         try:
-            chk = SymbolicChecker(self.problem, design, shortfalls=False, deadline=deadline)
+            chk = SymbolicChecker(self.problem, design, shortfalls=False, stop=lambda: time.perf_counter() > deadline)
             first = sorted(self.failing, key=self.failing.__getitem__, reverse=True)
             done = set(first)
             for c in chain(first, (c for c in self._clusterings(chk) if c not in done)):

@@ -100,7 +100,7 @@ def counterexamples(design: Design, failing: list[Clustering], deadline: float) 
     score counts how many of them a raised design still fails. None past the checker's
     limits or, inside the checker, past the deadline."""
     try:
-        chk = SymbolicChecker(design.problem, design, shortfalls=False, deadline=deadline)
+        chk = SymbolicChecker(design.problem, design, shortfalls=False, stop=lambda: time.perf_counter() > deadline)
         found = []
         for c in failing[:POOL]:
             if time.perf_counter() > deadline:
@@ -121,7 +121,7 @@ def still_failing(design: Design, pool: list[tuple], deadline: float) -> list[tu
     """The scenarios of `pool` that have no assignment in `design`; None past the deadline
     or the checker's limits."""
     try:
-        chk = SymbolicChecker(design.problem, design, deadline=deadline)
+        chk = SymbolicChecker(design.problem, design, stop=lambda: time.perf_counter() > deadline)
         out = []
         for opts in pool:
             if time.perf_counter() > deadline:

@@ -1,7 +1,7 @@
-"""The checker's deadline: past it, an orbit's hosting sets stop before the next support
+"""The checker's stop test (the caller's deadline): when it says so, an orbit's hosting sets stop before the next support
 (DeadlinePassed, nothing partial kept), and the oracle answers as at its own deadline — so
 the optimiser's clock stops the longest computation of a check, not only the loop between
-clusterings. No wall-clock assertion: the deadlines are set in the past or never."""
+clusterings. No wall-clock assertion: the stop test says yes, or the deadlines are past or never."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from eqattn.optimize.oracle import CounterexampleOracle
 def test_a_passed_deadline_stops_the_hosting_sets_and_keeps_nothing():
     p = Problem.create("D4", "2xregular", 4, 5)
     d = Design.regular(p)
-    late = SymbolicChecker(p, d, deadline=-math.inf)
+    late = SymbolicChecker(p, d, stop=lambda: True)
     orbit = next(o for c in clusterings(p) for o, _ in c.orbits if not late.is_zero_orbit(o))
     with pytest.raises(DeadlinePassed):
         late.hosting_classes(orbit)
@@ -51,6 +51,6 @@ def test_the_checker_stops_inside_a_clustering_when_the_deadline_passes_there():
     p = Problem.create("D4", "2xregular", 4, 5)
     chk = SymbolicChecker(p, Design.regular(p))
     c = next(c for c in clusterings(p) if any(not chk.is_zero_orbit(o) for o, _ in c.orbits))
-    chk.deadline = -math.inf
+    chk.stop = lambda: True
     with pytest.raises(DeadlinePassed):
         chk.first_uncovered(c)
