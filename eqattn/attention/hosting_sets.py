@@ -21,6 +21,12 @@ MAX_PROFILE_EXPAND = 1_000_000  # ... and rows before the dimension filter of on
 MERGE_PROFILE_ROWS = True  # rows equal in dimension used and clipped sums are merged while listed (Lemma 6, merging)
 
 
+class DeadlinePassed(Exception):
+    """The checker's stop test (`SymbolicChecker(stop=...)`) said so inside a computation
+    that makes no verdict until it ends (the hosting sets of an orbit over every support);
+    nothing partial was kept. The caller answers as at its own deadline."""
+
+
 def minimal_patterns(items: list, key) -> list:  # noqa: ANN001
     """Items whose pattern `key(item)` (a bool vector) is minimal under inclusion; the first of
     equal ones. Hosting sets and met-demand patterns keep only their minimal members: a smaller
@@ -93,6 +99,8 @@ class HostingSets:
         d = self.problem.head_dim
         found: dict[tuple[int, int], list[tuple[np.ndarray, tuple[int, ...]]]] = {}
         for S in supports_of(self.problem, orbit[0]):
+            if self.stop is not None and self.stop():  # (before each support: the clock can stop it)
+                raise DeadlinePassed()
             kb, c, _ = self.table.kbar(K, S)
             tilde = self.table.extended_irreps(K, S)
             slots = self._slots(kb)

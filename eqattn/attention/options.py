@@ -15,11 +15,10 @@ import numpy as np
 from ..errors import LimitError
 from ..groups import SubgroupClass
 from ..reps import Rep, conjugate_character, decompose, induce_character, irreps_of
-from ..reps.matrices import isotypic_projector
 from .problem import Problem
+from .stabilisers import stabilisers
 from .supports import reduced_problem, supports_of
 
-KBAR_TOL = 1e-7
 MAX_OPTIONS = 20000
 
 
@@ -75,7 +74,6 @@ class OptionTable:
         self._kbar: dict[tuple[int, tuple[int, ...]], tuple[int, int, np.ndarray]] = {}
         self._options: dict[tuple[int, int], tuple[Option, ...]] = {}
         self._all: dict[tuple[int, int], tuple[Option, ...]] = {}
-        self._rng = np.random.default_rng(2024)
 
     @property
     def G(self):  # noqa: ANN201
@@ -83,32 +81,10 @@ class OptionTable:
 
     # ----- K̄ and the image P --------------------------------------------------------
     def kbar(self, K: SubgroupClass, support: tuple[int, ...]) -> tuple[int, int, np.ndarray]:
-        """(class id of K̄_0, c, elements of K̄) for the support of a (SPEC §4.3)."""
-        key = (K.id, support)
-        if key not in self._kbar:
-            self._kbar[key] = self._compute_kbar(K, support)
-        return self._kbar[key]
-
-    def _compute_kbar(self, K: SubgroupClass, support: tuple[int, ...]) -> tuple[int, int, np.ndarray]:
-        G = self.G
-        if not support:
-            return G.subgroup_classes[-1].id, 0, np.arange(G.order)
-        rho = reduced_problem(self.problem).rho  # same K̄ as V (theory-scale.md Lemma 2)
-        rk = rho[K.elements]
-        irr = irreps_of(K)
-        n = rho.shape[1]
-        Y = self._rng.normal(size=(n, n))
-        avg = np.matmul(np.matmul(rk, Y), rk.transpose(0, 2, 1)).mean(axis=0)  # generic in End_K(V)
-        X = np.zeros((n, n))
-        for s in support:
-            Pi = isotypic_projector(rk, irr.chars[s, K.elements], int(irr.dims[s]), int(irr.es[s]))
-            X += Pi @ avg @ Pi
-        comm = np.matmul(rho, X) - np.matmul(X, rho)  # ρ(g) X - X ρ(g) for every g (batched BLAS)
-        err = np.sqrt((comm**2).sum(axis=(1, 2)))
-        scale = np.sqrt((X**2).sum())
-        elems = np.nonzero(err <= KBAR_TOL * max(scale, 1e-300) * 10)[0]
-        cls, x = G.lattice.locate(elems)
-        return cls.id, x, elems
+        """(class id of K̄_0, c, elements of K̄) for the support of a (SPEC §4.3): the
+        intersection of the K̄ of its irreps (stabilisers.py), computed on V' (theory-scale.md
+        Lemma 2) and shared by every problem over G and V'."""
+        return stabilisers(self.problem).kbar(K, support)
 
     def image(self, K: SubgroupClass, a: Rep) -> tuple[int, int, Rep]:
         """(K̄_0 id, c, P over K̄_0): P = sum a_s s~ (SPEC §4.3)."""
@@ -133,24 +109,7 @@ class OptionTable:
         >>> t = option_table(p); t.kbar(K, (0, 1))[:2], t.extended_irreps(K, (0, 1))  # K̄ = D4: A -> A1, B -> B1
         ((7, 0), {0: (1, 0, 0, 0, 0), 1: (0, 0, 1, 0, 0)})
         """
-        key = ("ext", K.id, support)
-        if key not in self._kbar:
-            G = self.G
-            kb_id, c, kb_elems = self.kbar(K, support)
-            kb0 = G.subgroup_classes[kb_id]
-            small = reduced_problem(self.problem)  # same s~ as V (theory-scale.md Lemma 2)
-            rho = small.rho
-            irr = irreps_of(K)
-            VK = small.restrict(K)
-            rk = rho[K.elements]
-            out = {}
-            for s in support:
-                Pi = isotypic_projector(rk, irr.chars[s, K.elements], int(irr.dims[s]), int(irr.es[s]))
-                chi = np.zeros(G.order)
-                chi[kb_elems] = np.einsum("gab,ba->g", rho[kb_elems], Pi) / VK.mults[s]
-                out[s] = decompose(kb0, conjugate_character(G, chi, c), field="internal").mults
-            self._kbar[key] = out  # type: ignore[assignment]
-        return self._kbar[key]  # type: ignore[return-value]
+        return stabilisers(self.problem).extended(K, support)
 
     def demand(self, K: SubgroupClass, b: Rep, kb_id: int, c: int) -> Rep:
         """D = min(Ind_K^K̄ b, V|K̄), moved to K̄_0 (SPEC §4.3). Induction is linear in b:

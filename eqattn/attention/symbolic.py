@@ -34,6 +34,7 @@ import math
 import time
 from dataclasses import dataclass, replace
 from itertools import combinations_with_replacement, product
+from typing import Callable
 
 import numpy as np
 
@@ -49,7 +50,7 @@ from .options import Option, option_table
 from .problem import Problem
 from . import defeated_supply
 from .defeated_supply import DefeatedSupply
-from .hosting_sets import HostingSets, minimal_patterns
+from .hosting_sets import DeadlinePassed, HostingSets, minimal_patterns  # noqa: F401 (DeadlinePassed: raised by the checker)
 from .representatives import Representatives
 
 MAX_ABSTRACT_SCENARIOS = 200_000  # abstract scenarios over all clusterings
@@ -79,11 +80,16 @@ class PoolPattern:
 class SymbolicChecker(HostingSets, DefeatedSupply, Representatives):
     """Exact coverage of one design at any size the limits accept (module docstring)."""
 
-    def __init__(self, problem: Problem, design: Design, *, fast: bool = True, shortfalls: bool = True) -> None:
+    def __init__(
+        self, problem: Problem, design: Design, *, fast: bool = True, shortfalls: bool = True, stop: Callable[[], bool] | None = None,
+    ) -> None:
         """`fast=False`: every abstract scenario through `check_scenario` (the general path);
         `shortfalls=False`: counterexamples without the best attempt's shortfall (the
-        optimiser needs their demands only)."""
+        optimiser needs their demands only); `stop`: asked before each support of an orbit's
+        hosting sets (the caller's clock, e.g. `lambda: time.perf_counter() > deadline`); when
+        it says True they stop with `DeadlinePassed`, keeping nothing partial."""
         self.problem = problem
+        self.stop = stop
         self.design = design
         self.table = option_table(problem)
         self.h = hosting(problem)

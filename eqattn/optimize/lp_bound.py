@@ -171,6 +171,13 @@ def _price(
         if len(xs) > 1:
             rows.append((xs, [1.0] * len(xs), -np.inf, 1.0))  # one demand and coset per scenario
     heads, fixed = ref.K.index, slots.fixed(sub)
+    # the linear relaxation first: its optimum bounds the program's (a maximum over more
+    # points); when it shows no improving W, the program is not needed (O11, screening)
+    relaxed = solver.solve_linear(cost, lb, ub, rows, maximize=True, time_limit=time_limit, threads=threads)
+    if spent is not None:
+        spent[0] += relaxed.work
+    if relaxed.status == "optimal" and relaxed.objective is not None and relaxed.objective - heads * lam - fixed <= EPS:
+        return relaxed.objective - heads * lam - fixed, None
     sol = solver.solve_linear(cost, lb, ub, rows, integer, maximize=True, time_limit=time_limit, threads=threads, node_limit=node_limit)
     if spent is not None:
         spent[0] += sol.work

@@ -26,7 +26,7 @@ from typing import Iterator
 from ..attention import Design, Problem
 from ..attention.clusterings import MAX_CLUSTERINGS, Clustering, clusterings, count_clusterings
 from ..attention.dominance import MAX_MULTISETS
-from ..attention.symbolic import SymbolicChecker
+from ..attention.symbolic import DeadlinePassed, SymbolicChecker
 from ..errors import LimitError
 from . import repair as greedy
 from .catalogue import DemandCatalogue
@@ -59,12 +59,13 @@ class CounterexampleOracle:
     def keys(self, design: Design, deadline: float, limit: int = ROUND_KEYS) -> list[Key] | None:
         """Keys of counterexample scenarios of `design`, at most one per clustering (up to
         `limit`); [] when it covers every clustering. When the deadline passes first: the keys
-        found so far, None when there are none (a covering verdict needs every clustering).
-        LimitError past the checker's limits."""
+        found so far, None when there are none (a covering verdict needs every clustering);
+        the checker stops at the deadline inside an orbit's hosting sets too. LimitError past
+        the checker's limits."""
         t = time.perf_counter()
+        out: list[Key] = []
         try:
-            chk = SymbolicChecker(self.problem, design, shortfalls=False)
-            out: list[Key] = []
+            chk = SymbolicChecker(self.problem, design, shortfalls=False, stop=lambda: time.perf_counter() > deadline)
             first = sorted(self.failing, key=self.failing.__getitem__, reverse=True)
             done = set(first)
             for c in chain(first, (c for c in self._clusterings(chk) if c not in done)):
@@ -82,6 +83,8 @@ class CounterexampleOracle:
                     if len(out) >= limit:
                         break
             return out
+        except DeadlinePassed:
+            return out or None
         finally:
             self.last_check_s = time.perf_counter() - t
             self.check_time += self.last_check_s

@@ -31,7 +31,7 @@ from ..attention import Design, DesignOrbit, Problem
 from ..attention.clusterings import Clustering
 from ..attention.coverage import demands_of
 from ..attention.hosting import hosting
-from ..attention.symbolic import SymbolicChecker
+from ..attention.symbolic import DeadlinePassed, SymbolicChecker
 from ..errors import LimitError
 from ..reps import Rep
 
@@ -98,9 +98,9 @@ def counterexamples(design: Design, failing: list[Clustering], deadline: float) 
     """The concrete counterexamples of `design` on the clusterings it misses, with scenarios
     it cannot tell apart from them (`SymbolicChecker.alike`), POOL at most: the repair's
     score counts how many of them a raised design still fails. None past the checker's
-    limits."""
+    limits or, inside the checker, past the deadline."""
     try:
-        chk = SymbolicChecker(design.problem, design, shortfalls=False)
+        chk = SymbolicChecker(design.problem, design, shortfalls=False, stop=lambda: time.perf_counter() > deadline)
         found = []
         for c in failing[:POOL]:
             if time.perf_counter() > deadline:
@@ -113,7 +113,7 @@ def counterexamples(design: Design, failing: list[Clustering], deadline: float) 
         for opts in found if each else ():
             out.extend(chk.alike(opts, each, deadline))
         return out
-    except LimitError:
+    except (LimitError, DeadlinePassed):
         return None
 
 
@@ -121,7 +121,7 @@ def still_failing(design: Design, pool: list[tuple], deadline: float) -> list[tu
     """The scenarios of `pool` that have no assignment in `design`; None past the deadline
     or the checker's limits."""
     try:
-        chk = SymbolicChecker(design.problem, design)
+        chk = SymbolicChecker(design.problem, design, stop=lambda: time.perf_counter() > deadline)
         out = []
         for opts in pool:
             if time.perf_counter() > deadline:
@@ -129,7 +129,7 @@ def still_failing(design: Design, pool: list[tuple], deadline: float) -> list[tu
             if chk.fails(opts):
                 out.append(opts)
         return out
-    except LimitError:
+    except (LimitError, DeadlinePassed):
         return None
 
 

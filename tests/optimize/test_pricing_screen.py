@@ -1,0 +1,52 @@
+"""The pricing program's linear relaxation as a screen (lp_bound._price, theory-scale O11):
+its optimum bounds the program's, so when it shows no improving type the program is skipped.
+Against the profits of every type on the subgroup, enumerated (`profits` over the box): the
+upper bound `_price` returns is never below the best profit, a type is returned exactly when
+one improves, and the screen does decide some subgroups on its own."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from eqattn.attention import Problem
+from eqattn.attention.hosting import hosting
+from eqattn.optimize import lp_bound as lp_bound_module
+from eqattn.optimize import solver
+from eqattn.optimize.hosts import box
+from eqattn.optimize.lp_bound import EPS, _price
+from eqattn.optimize.lp_duals import Slots, profits
+from eqattn.optimize.separation import ScenarioSpace
+
+
+def test_screened_pricing_agrees_with_the_enumeration(monkeypatch):
+    p = Problem.create("D4", "2xregular", 3, 2)
+    space = ScenarioSpace(p)
+    keys = [k for k in space.initial_keys() if any(any(space.values[v].D.mults) for v in k)]
+    slots = Slots(p, hosting(p), space.values, keys, None)
+    monkeypatch.setattr(lp_bound_module, "PRICE_ENUMERATE", 0)  # every subgroup through the program
+    programs = [0]
+    real = solver.solve_linear
+
+    def counting(*a, **k):  # noqa: ANN002, ANN003, ANN202
+        if k.get("maximize") and a[4:5] and a[4] is not None and any(a[4]):
+            programs[0] += 1
+        return real(*a, **k)
+
+    monkeypatch.setattr(lp_bound_module.solver, "solve_linear", counting)
+    rng = random.Random(5)
+    rows = [(s, j, g) for s, key in enumerate(keys) for j, vi in enumerate(key) for g, x in enumerate(space.values[vi].D.mults) if x > 0]
+    calls = 0
+    for scale in (0.05, 0.3, 1.0, 3.0):
+        mu = {r: scale * rng.random() for r in rows if rng.random() < 0.5}
+        for sub, ref in slots.subs.items():
+            Ws = box(np.zeros(len(ref.VK), dtype=np.int64), ref.VK)[1:]
+            best = float(profits(sub, Ws, slots, space.values, keys, mu, 0.0).max())
+            upper, W = _price(sub, slots, space.values, keys, mu, 0.0, None, 10.0, None)
+            calls += 1
+            assert upper >= best - 1e-6, (sub, upper, best)
+            assert (W is not None) == (best > EPS), (sub, W, best)
+            if W is not None:
+                assert profits(sub, np.array([W]), slots, space.values, keys, mu, 0.0)[0] > EPS
+    assert 0 < programs[0] < calls  # the screen decided some subgroups, the programs the others
