@@ -46,8 +46,11 @@ from .catalogue import DemandCatalogue
 from .limits import ComputeLimits, params_per_cost
 from .rounds.state import SearchResult
 
-GROW_SHARE = 0.6  # of the time (or work) for growing the incumbent; the rest proves clusterings uncoverable
-SPREAD = 8  # a search gets the time left in its phase divided by at most this many searches
+SINGLE_SHARE = 0.4  # of the time (or work), until here: every clustering searched alone
+GROW_SHARE = 0.75  # ... until here: the incumbent grown; the rest proves clusterings and sets uncoverable
+FIRST_SECONDS = 0.5  # a single search's first try (doubled on each pass over the undecided ones)
+FIRST_WORK = 4  # ... under a work limit: solver work units
+GROW_SECONDS = 1.0  # a growing search gets at least this (or its share of the phase)
 CHEAP_SHARE = 0.2  # of the time at most for the scenario bounds of the first counterexamples
 
 
@@ -91,27 +94,30 @@ class _Runner:
         self.single: set[int] = set()  # clusterings whose search alone has ended (feasible or not)
         self.conflicts: list[frozenset[int]] = []  # sets of clusterings no design within the limits covers (proven)
 
-    def out(self, until: float) -> bool:
+    def out(self, until: float, work: int | None = None) -> bool:
+        """Past `until` or out of work (the phase's `work`, or the call's): the call's
+        limits are recorded as what stopped it."""
         if self.budget.out_of_work(self.usage):
             self.stopped = "work_limit"
             return True
         if time.perf_counter() >= until:
-            self.stopped = "time_limit"
+            if until >= self.budget.hard_end:
+                self.stopped = "time_limit"
             return True
-        return False
+        return work is not None and self.usage.work >= work
 
-    def search(self, only: frozenset[int], until: float, work: int | None, left: int) -> SearchResult | None:
-        """The least design within the limits covering the clusterings `only`, with the time
-        to `until` (or the work `work`) shared among `left` searches; None past a limit of
-        the checker."""
+    def search(self, only: frozenset[int], until: float, seconds: float, work: int | None) -> SearchResult | None:
+        """The least design within the limits covering the clusterings `only`, for `seconds`
+        (not past `until`), or under a work limit for `work` units (at most what is left);
+        None past a limit of the checker."""
         from .search import search
 
         now = time.perf_counter()
         if self.budget.work_limit is not None:
-            share = max(1, work // max(1, min(left, SPREAD)))
-            b = Budget.starting(self.budget.hard_end - now, work_limit=min(share, self.budget.work_left(self.usage)))
+            left = self.budget.work_left(self.usage) or 0
+            b = Budget.starting(self.budget.hard_end - now, work_limit=max(1, min(work or left, left)))
         else:
-            b = Budget.starting(max((until - now) / max(1, min(left, SPREAD)), 0.05))
+            b = Budget.starting(max(min(seconds, until - now), 0.05))
         self.searches += 1
         try:
             r = search(self.problem, b, self.limits, threads=self.threads, only=tuple(self.cl[i] for i in sorted(only)))
@@ -127,6 +133,63 @@ class _Runner:
             if r.status in ("infeasible", "optimal", "feasible"):
                 self.single |= only
         return r
+
+    def singles(self, order: list[int], trivial: frozenset[int], until: float, work: int | None) -> list["_Incumbent"]:
+        """Each clustering not yet decided searched alone, in passes: every one undecided
+        gets FIRST_SECONDS (FIRST_WORK units under a work limit), twice that in the next pass,
+        and so on until `until` (or `work`): the designs found, with what each covers."""
+        found: list[_Incumbent] = []
+        pending = [c for c in order if c not in self.infeasible]
+        seconds, units = FIRST_SECONDS, FIRST_WORK
+        while pending and not self.out(until, work):
+            later = []
+            for c in pending:
+                if any(c in f.covered for f in found):
+                    continue  # coverable; the growing searches take it
+                if self.out(until, work):
+                    break
+                r = self.search(frozenset({c}), until, seconds, units)
+                if r is not None and r.design is not None:
+                    got = self.covered_by(r.design, {c} | trivial)
+                    if got is not None:
+                        found.append(_Incumbent(r.design, got, (frozenset({c}), r), trivial))
+                elif r is not None and r.status != "infeasible":
+                    later.append(c)
+            pending, seconds, units = later, 2 * seconds, 2 * units
+        return found
+
+    def unite(self, inc: "_Incumbent", found: list["_Incumbent"]) -> "_Incumbent":
+        """The incumbent from the single designs: the one covering the most, then the union
+        with each other one (largest first) that stays within the limits and covers more
+        (a union covers what its parts cover, B2; the rest is checked)."""
+        for f in sorted(found, key=lambda f: (-len(f.covered), f.design.params)):
+            if len(f.covered) > len(inc.covered):
+                inc = f
+                continue
+            if f.covered <= inc.covered:
+                continue
+            orbits = sorted(inc.design.orbits + f.design.orbits, key=lambda o: (-o.sub.order, o.sub.id, o.W.mults))
+            union = Design(self.problem, tuple(orbits))
+            if self.limits.admits(union):
+                got = self.covered_by(union, set(inc.covered | f.covered))
+                if got is not None and len(got) > len(inc.covered):
+                    inc = _Incumbent(union, got, None, inc.trivial)
+        return inc
+
+    def grow(self, inc: "_Incumbent", order: list[int], until: float, work: int | None) -> "_Incumbent":
+        """The incumbent grown greedily: each clustering it misses searched together with
+        what it covers (`T = covered ∪ {c}`), until `until`."""
+        todo = [c for c in order if c not in inc.covered and c not in self.infeasible]
+        for k, c in enumerate(todo):
+            if c in inc.covered or c in self.infeasible:
+                continue
+            if self.out(until, work):
+                break
+            only = (inc.covered - inc.trivial) | {c}
+            seconds = max(GROW_SECONDS, (until - time.perf_counter()) / (len(todo) - k))
+            units = None if work is None else max(FIRST_WORK, (work - self.usage.work) // (len(todo) - k))
+            inc = self.offer(inc, only, self.search(only, until, seconds, units))
+        return inc
 
     def offer(self, inc: "_Incumbent", only: frozenset[int], r: SearchResult | None) -> "_Incumbent":
         """The incumbent, or the design of `r` (it covers `only`) when it covers more."""
@@ -175,23 +238,21 @@ def partial_search(problem: Problem, limits: ComputeLimits, budget: Budget, thre
     with the proven uncoverable clusterings and sets (module docstring)."""
     run = _Runner(problem, limits, budget, threads)
     t0, end = time.perf_counter(), budget.hard_end
-    grow_end = t0 + GROW_SHARE * (end - t0) if math.isfinite(end) else end
-    trivial, order = run.cheap(t0 + CHEAP_SHARE * (end - t0) if math.isfinite(end) else end)
+
+    def at(share: float) -> tuple[float, int | None]:
+        return (t0 + share * (end - t0) if math.isfinite(end) else end), (None if budget.work_limit is None else int(share * budget.work_limit))
+
+    trivial, order = run.cheap(at(CHEAP_SHARE)[0])
     inc = _Incumbent(Design(problem, ()), trivial, None, trivial)
-    work = None if budget.work_limit is None else int(GROW_SHARE * budget.work_limit)
-    todo = [c for c in order if c not in run.infeasible]
-    for k, c in enumerate(todo):
-        if c in inc.covered or c in run.infeasible:
-            continue
-        if run.out(grow_end):
-            break
-        only = (inc.covered - trivial) | {c}
-        inc = run.offer(inc, only, run.search(only, grow_end, None if work is None else max(work - run.usage.work, 1), len(todo) - k))
+    inc = run.unite(inc, run.singles(order, trivial, *at(SINGLE_SHARE)))
+    inc = run.grow(inc, order, *at(GROW_SHARE))
     todo = [c for c in order if c not in inc.covered and c not in run.infeasible and c not in run.single]
     for k, c in enumerate(todo):
         if run.out(end):
             break
-        inc = run.offer(inc, frozenset({c}), run.search(frozenset({c}), end, run.budget.work_left(run.usage), len(todo) - k))
+        seconds = (end - time.perf_counter()) / (len(todo) - k)
+        units = None if budget.work_limit is None else (run.budget.work_left(run.usage) or 0) // (len(todo) - k)
+        inc = run.offer(inc, frozenset({c}), run.search(frozenset({c}), end, seconds, units))
     inc, upper = _close(run, trivial, inc, end)
     proven = None if len(inc.covered) < upper else _tie_break(run, trivial, inc, len(inc.covered) - len(trivial), end)
     return PartialSearch(inc.design if proven is None else proven, inc.covered, frozenset(run.infeasible), len(run.cl),
@@ -234,8 +295,9 @@ def _close(run: _Runner, trivial: frozenset[int], inc: "_Incumbent", end: float)
         upper = len(trivial) + top
         if X is None or upper <= len(inc.covered) or run.out(end):
             return inc, max(upper, len(inc.covered))
-        r = run.search(X, end, run.budget.work_left(run.usage), 1)
+        r = run.search(X, end, math.inf, None)
         if r is None or (r.design is None and r.status != "infeasible"):
+            run.stopped = run.stopped or ("checker_limit" if r is None else (r.stopped or "unknown"))
             return inc, upper
         inc = run.offer(inc, X, r)
 
@@ -258,7 +320,7 @@ def _tie_break(run: _Runner, trivial: frozenset[int], inc: "_Incumbent", k: int,
         elif run.out(end):
             return None
         else:
-            r = run.search(X, end, run.budget.work_left(run.usage), 1)
+            r = run.search(X, end, math.inf, None)
         if r is None or r.status not in ("optimal", "infeasible"):
             return None
         if r.status == "optimal" and (best is None or r.design.params < best.params):
