@@ -4,23 +4,25 @@ cuts, only the symbolic search (search.py) asked for the least design within the
 covers a given subset `T` of the clusterings (`search(..., only=T)`; its types and
 scenarios are generated as for full coverage, theory-scale O6-O18).
 
-Three facts make the answer exact or honestly bounded:
+Three facts make the answer exact or honestly bounded (Proposition B4b):
 
 * every design covers the clusterings the empty design covers (B2, monotone), so those
   (`trivial`) count in every design;
-* a clustering `c` that no design within the budget covers is uncovered in every design:
-  proven by a cheap scenario bound (one scenario of `c` whose least cover, O9, exceeds what
-  the cost cap allows, O19) or by the search of `{c}` ending `infeasible`; so
-  `upper_bound = N - |proven uncoverable|` bounds what any design within the budget covers;
+* a set of clusterings no design within the budget covers is never inside a design's
+  covered set: proven for `{c}` by a cheap scenario bound (one scenario of `c` whose least
+  cover, O9, exceeds what the cost cap allows, O19) or by a search ending `infeasible`, for
+  larger sets by their search; the largest set containing none of them (a small program,
+  `_most`) bounds what any design within the budget covers;
 * a design the search returns covers its subset (checked), and its covered set is checked
   clustering by clustering with the symbolic checker.
 
-The incumbent grows greedily: clusterings in the order of their scenario bound, each tried
-with the covered set so far (`T = covered ∪ {c}`); a design found replaces the incumbent
-with everything it covers. The remaining time goes to the single searches that prove
-clusterings uncoverable. When the count reaches the bound it is optimal, and then the
-covered set is the only one of that size (every other clustering is uncoverable), so the
-search over it, when optimal, proves the fewest parameters too.
+The phases: the cheap bounds; every clustering searched alone, in passes of doubling time
+(the quick refutations first); the incumbent as the single design covering the most, united
+with the others while within the budget; grown greedily (`T = covered ∪ {c}`); the
+undecided ones searched alone again; then, while the bound's largest set exceeds the
+incumbent, that set searched (a design covering it, or a new proven-uncoverable set). When
+the count reaches the bound it is optimal; then every set of that size the program admits is
+searched, and the least optimal design over them is the fewest-parameter one.
 
     >>> from eqattn.attention import Problem
     >>> r = partial_search(Problem.create("C4", "E1", 2, 1), ComputeLimits(max_heads=1), Budget.starting(30))
