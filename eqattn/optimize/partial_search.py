@@ -47,6 +47,7 @@ from .budget import Budget, Usage
 from .catalogue import DemandCatalogue
 from .limits import ComputeLimits, params_per_cost
 from .rounds.state import SearchResult
+from .search import search
 
 SINGLE_SHARE = 0.4  # of the time (or work), until here: every clustering searched alone
 GROW_SHARE = 0.75  # ... until here: the incumbent grown; the rest proves clusterings and sets uncoverable
@@ -112,8 +113,6 @@ class _Runner:
         """The least design within the limits covering the clusterings `only`, for `seconds`
         (not past `until`), or under a work limit for `work` units (at most what is left);
         None past a limit of the checker."""
-        from .search import search
-
         now = time.perf_counter()
         if self.budget.work_limit is not None:
             left = self.budget.work_left(self.usage) or 0
