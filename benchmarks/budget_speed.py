@@ -235,6 +235,33 @@ def table(problem, rows: list[Row], baseline: dict) -> str:  # noqa: ANN001
     return "\n".join(lines + ([""] + notes if notes else []))
 
 
+def label(text: str) -> str:
+    """A short name of a problem: ``C4 96xregular H6 d64``, ``digits-C4 (8xregular H2 d16)``."""
+    if text.startswith("task:"):
+        from benchmarks.tasks import designs as dz
+
+        _, m, H, d = dz.PROBLEMS[text[5:]]
+        return f"{text[5:]} ({m}xregular H{H} d{d})"
+    g, v, H, d = text.rsplit(":", 3)
+    return f"{g} {v} H{H} d{d}"
+
+
+def summary(problems: list[dict]) -> str:
+    """One line per timed design over every problem (the JSON of main), and a line per
+    problem whose partial rows were all refused or empty."""
+    lines = ["| problem | design | attention cost | params / vanilla | status | time ratio | cost ratio | time / cost |",
+             "|---|---|---|---|---|---|---|---|"]
+    for p in problems:
+        name = label(p["problem"])
+        for r in p["rows"]:
+            if "time_ratio" in r:
+                lines.append(f"| {name} | {r['kind']} | {r['attention_cost']} | {r['params_ratio']:.2f} | {r['status']} | "
+                             f"{r['time_ratio']:.2f} | {r['cost_ratio']:.2f} | {r['time_ratio'] / r['cost_ratio']:.2f} |")
+            else:
+                lines.append(f"| {name} | {r['kind']} | - | - | {r['status']} | - | - | - |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--only", default=None, help="G:V:H:d or task:<name>, ';'-separated (default: the problems above)")
@@ -268,6 +295,8 @@ def main(argv: list[str] | None = None) -> int:
         out.append({"problem": text, "group": problem.group.name, "rep": str(problem.V), "dim_v": problem.dim_v,
                     "heads": problem.heads, "head_dim": problem.head_dim, "vanilla_params": vp, "vanilla_attention_cost": vc,
                     "baseline": baseline, "rows": [r.to_json(vc, vp) for r in rows]})
+    print("\n### Summary (time ratio: fwd+bwd over nn.MultiheadAttention's; cost ratio: attention cost over H d)\n")
+    print(summary(out), flush=True)
     if a.json:
         settings = {k: getattr(a, k) for k in ("time_limit", "batch", "tokens", "reps", "threads", "device", "dtype")}
         Path(a.json).write_text(json.dumps({"settings": {**settings, "torch": torch.__version__}, "problems": out}, indent=1) + "\n",

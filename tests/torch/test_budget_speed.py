@@ -84,6 +84,9 @@ def test_main_writes_json(tmp_path):
     kinds = [r["kind"] for r in prob["rows"]]
     assert kinds == ["front 1/1", "partial (2, 1)", "partial (4, 1)", "partial (cost <= 2)", "regular"]
     assert all(r["layer_params"] == r["params"] for r in prob["rows"])
+    lines = bs.summary(data["problems"]).splitlines()
+    assert len(lines) == 2 + len(kinds) and lines[2].startswith("| C4 E1 H2 d1 | front 1/1 | 2 | 0.50 | optimal |")
+    assert bs.label("task:digits-C4") == "digits-C4 (8xregular H2 d16)"
 
 
 def test_bad_problem_names_the_field():
