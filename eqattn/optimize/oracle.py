@@ -5,7 +5,8 @@ clusterings failed before.
 A covering verdict needs every clustering (or, past MAX_CLUSTERINGS, the design's
 representatives, theory-scale C7); the clusterings that gave a counterexample before are
 checked first, the most recent first: a candidate near the last one tends to fail on them,
-and a check ends at `limit` keys. Designs past the checker's limits are checked through a
+and a check ends at `limit` keys. With `only`, "covering" means covering those clusterings
+(the search for the designs that cover a subset, partial coverage). Designs past the checker's limits are checked through a
 coarser design above them (`coarsen.py`, O12): its counterexamples are the design's too.
 
     >>> from eqattn.attention import Design, Problem
@@ -41,9 +42,10 @@ Key = tuple[int, ...]
 class CounterexampleOracle:
     """Counterexample keys of designs, with the failing clusterings remembered."""
 
-    def __init__(self, problem: Problem, catalogue: DemandCatalogue) -> None:
+    def __init__(self, problem: Problem, catalogue: DemandCatalogue, only: tuple[Clustering, ...] | None = None) -> None:
         self.problem = problem
         self.catalogue = catalogue
+        self.only = only  # the clusterings a design must cover (None: every clustering)
         self.failing: dict[Clustering, int] = {}  # clustering -> when it last gave a counterexample
         self.checks = 0  # counterexamples found so far (the order of `failing`)
         self.last_check_s = 0.0  # seconds of the last design check
@@ -51,7 +53,9 @@ class CounterexampleOracle:
         self.unchecked = False  # a candidate could not be checked within the checker's limits
 
     def _clusterings(self, chk: SymbolicChecker) -> Iterator[Clustering]:
-        if count_clusterings(self.problem) <= MAX_CLUSTERINGS:
+        if self.only is not None:
+            yield from self.only
+        elif count_clusterings(self.problem) <= MAX_CLUSTERINGS:
             yield from clusterings(self.problem)
         else:
             yield from chk.representatives()

@@ -19,10 +19,14 @@ from dataclasses import dataclass
 
 from ..attention import Design, Problem, check_coverage
 from ..errors import InputError, LimitError
+from ..attention.coverage import uses_symbolic
+from .budget import Budget
 from .budgeted import BudgetProgram
 from .limits import ComputeLimits, attention_cost
+from .partial_search import partial_search
 from .widening import DEFAULT_TIME_LIMIT
 
+ENGINES = ("auto", "program", "search")
 MAX_EXACT_TYPES = 600  # past this many types only maximal W are offered (the count stays exact, the parameter tie-break is not proven)
 
 
@@ -39,13 +43,14 @@ class PartialResult:
     params_proven: bool  # whether the fewest-parameter tie-break is proven too
     stopped_by: str | None
     time_s: float
+    engine: str = "program"  # program (the budget program, B4) | search (subset searches, B4b)
 
     def to_json(self) -> dict:
         """`{"partial": {...}, "design": ...}`: the contract's shape plus the reasons."""
         return {
             "covered": self.covered, "of": self.of, "status": self.status, "upper_bound": self.upper_bound,
             "uncovered": list(self.uncovered), "params_proven": self.params_proven, "stopped_by": self.stopped_by,
-            "limits": {"max_heads": self.limits.max_heads, "max_head_dim": self.limits.max_head_dim,
+            "engine": self.engine, "limits": {"max_heads": self.limits.max_heads, "max_head_dim": self.limits.max_head_dim,
                        "max_cost": self.limits.max_cost}, "time_s": round(self.time_s, 3),
             "statement": self.statement(),
         }
@@ -80,21 +85,58 @@ def _limits(max_heads: int | None, max_head_dim: int | None, max_cost: int | Non
 
 
 def partial_coverage(problem: Problem, time_limit: float | None = None, *, max_heads: int | None = None,
-                     max_head_dim: int | None = None, max_cost: int | None = None) -> PartialResult:
-    """The most clusterings covered within the budget, then the fewest parameters."""
+                     max_head_dim: int | None = None, max_cost: int | None = None, engine: str = "auto",
+                     work_limit: int | None = None) -> PartialResult:
+    """The most clusterings covered within the budget, then the fewest parameters.
+
+    `engine`: "program" (the budget program with one indicator per clustering, B4: every
+    orbit type listed, the enumerating checker), "search" (searches over subsets of the
+    clusterings, partial_search.py, B4b: types generated, the symbolic checker), or "auto":
+    the program on problems the enumerating checker takes and whose types it can list, the
+    search otherwise, and always under a `work_limit` (solver nodes over the whole call, a
+    deterministic limit, budget.py; the program has none)."""
     limits = _limits(max_heads, max_head_dim, max_cost)
     tl = DEFAULT_TIME_LIMIT if time_limit is None else float(time_limit)
-    try:
-        prog = BudgetProgram(problem, limits)
-        exact = len(prog.types) <= MAX_EXACT_TYPES
-    except LimitError:
-        exact = False
-    if not exact:
-        prog = BudgetProgram(problem, limits, maximal=True)
+    if engine not in ENGINES:
+        raise InputError("engine", f"one of {', '.join(ENGINES)}, got {engine!r}")
+    if work_limit is not None and (isinstance(work_limit, bool) or not isinstance(work_limit, int) or work_limit < 1):
+        raise InputError("work_limit", f"must be a whole number >= 1, got {work_limit!r}")
+    prog = None
+    if engine == "program" or (engine == "auto" and work_limit is None and not uses_symbolic(problem)):
+        prog, exact = _program(problem, limits, engine == "program")
+    if prog is None:
+        return _by_search(problem, limits, tl, work_limit)
     r = prog.solve("params", partial=True, time_limit=tl)
     status = "optimal" if r.status == "optimal" else "feasible"
     return PartialResult(problem, limits, r.design, r.covered, r.of, status, r.upper_bound, r.uncovered,
                          exact and r.status == "optimal", r.stopped_by, r.time_s)
+
+
+def _program(problem: Problem, limits: ComputeLimits, required: bool) -> tuple[BudgetProgram | None, bool]:
+    """(the budget program, whether it lists every type) or (None, False) when it cannot be
+    built (too many types; raised when the program was asked for)."""
+    try:
+        prog = BudgetProgram(problem, limits)
+        if len(prog.types) <= MAX_EXACT_TYPES:
+            return prog, True
+    except LimitError:
+        pass
+    try:
+        return BudgetProgram(problem, limits, maximal=True), False
+    except LimitError:
+        if required:
+            raise
+        return None, False
+
+
+def _by_search(problem: Problem, limits: ComputeLimits, tl: float, work_limit: int | None) -> PartialResult:
+    t0 = time.perf_counter()
+    r = partial_search(problem, limits, Budget.starting(tl, work_limit=work_limit))
+    status = "optimal" if len(r.covered) == r.upper_bound else "feasible"
+    uncovered = tuple(c for c in range(r.of) if c not in r.covered)
+    return PartialResult(problem, limits, r.design, len(r.covered), r.of, status, r.upper_bound, uncovered,
+                         r.params_proven and status == "optimal", None if status == "optimal" else (r.stopped_by or "search"),
+                         time.perf_counter() - t0, "search")
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ import time
 from typing import Callable
 
 from ..attention import Design, Problem
+from ..attention.clusterings import Clustering
 from ..attention.hosting import hosting
 from ..attention.dominance import MAX_MULTISETS
 from ..errors import LimitError
@@ -47,16 +48,17 @@ SeedSource = Seed | Callable[[float, Usage], Seed | None] | None
 
 def new_state(
     problem: Problem, budget: Budget, limits: ComputeLimits | None = None, *, backend: str = "highs", threads: int | None = None,
-    progress: Progress | None = None, recheck_factor: float = 0.0, repair_always: bool = False,
+    progress: Progress | None = None, recheck_factor: float = 0.0, repair_always: bool = False, only: tuple[Clustering, ...] | None = None,
 ) -> SearchState:
-    """The state a search starts from: no keys, no incumbent."""
+    """The state a search starts from: no keys, no incumbent. `only`: the clusterings to
+    cover (None: every clustering)."""
     catalogue = DemandCatalogue(problem)
     user = ComputeLimits() if limits is None else limits
     limits = user.for_engines()
     h = hosting(problem)
     cap = user.cost_cap(problem)
     return SearchState(
-        problem, budget, limits, h, catalogue, CounterexampleOracle(problem, catalogue),
+        problem, budget, limits, h, catalogue, CounterexampleOracle(problem, catalogue, only),
         ScenarioBound(problem, h, catalogue.values, limits.max_heads, threads, deterministic=budget.work_limit is not None), backend=backend, threads=threads, progress=progress,
         recheck_factor=recheck_factor, repair_always=repair_always, ms_limit=MAX_MULTISETS, cost_cap=cap,
         ceiling=None if cap is None else int(params_per_cost(problem) * cap // 4),
@@ -74,6 +76,7 @@ def search(
     recheck_factor: float = 0.0,
     seed: SeedSource = None,
     repair_always: bool = False,
+    only: tuple[Clustering, ...] | None = None,
 ) -> SearchResult:
     """The counterexample search until optimal, infeasible, or a limit: the regular design
     and the empty design's counterexamples first, then the seed, then passes of the rounds
@@ -82,9 +85,11 @@ def search(
     time for it (`lp_reserve`). `recheck_factor`: the search ends earlier by this many times
     the seconds its check of the incumbent took (the caller's re-check of the answer).
     `seed`: what the search of `(G, V, H / k, d)` found (O16), or a function of the search's
-    end and its usage giving it (`seed_for`), called once the regular design has been checked."""
+    end and its usage giving it (`seed_for`), called once the regular design has been checked.
+    `only`: cover these clusterings only (the least design covering a subset; every bound and
+    infeasibility proof is then about that subset)."""
     state = new_state(problem, budget, limits, backend=backend, threads=threads, progress=progress,
-                      recheck_factor=recheck_factor, repair_always=repair_always)
+                      recheck_factor=recheck_factor, repair_always=repair_always, only=only)
     opened = _open(state)
     if opened is not None:
         return opened

@@ -66,3 +66,17 @@ def test_partial(spec, refs):
         assert (got.covered, got.of, got.status, got.upper_bound) == (ref.covered, ref.of, "optimal", ref.covered), (spec, kw)
         assert got.design.params == ref.params and got.params_proven
         assert len(got.uncovered) == got.of - got.covered
+
+
+@pytest.mark.parametrize("spec", SMALL)
+def test_partial_by_search(spec, refs):
+    """The subset searches (partial_search.py) reach the same count, bound and parameters."""
+    bf = refs[spec]
+    H, d = bf.problem.heads, bf.problem.head_dim
+    for kw in [dict(max_heads=H, max_head_dim=d), dict(max_heads=2 * H, max_head_dim=d), dict(max_cost=H * d)]:
+        got = partial_coverage(bf.problem, 30, engine="search", **kw)
+        ref = bf.partial(Budget(kw.get("max_heads"), kw.get("max_head_dim"), kw.get("max_cost")))
+        assert got.engine == "search"
+        assert (got.covered, got.of, got.status, got.upper_bound) == (ref.covered, ref.of, "optimal", ref.covered), (spec, kw)
+        assert got.design.params == ref.params and got.params_proven, (spec, kw)
+        assert len(got.uncovered) == got.of - got.covered

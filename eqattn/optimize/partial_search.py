@@ -1,0 +1,327 @@
+"""The best partial coverage by searches over subsets of clusterings, for problems the budget
+program cannot take (docs/theory-scale.md B4b): no list of orbit types, no counterexample
+cuts, only the symbolic search (search.py) asked for the least design within the budget that
+covers a given subset `T` of the clusterings (`search(..., only=T)`; its types and
+scenarios are generated as for full coverage, theory-scale O6-O18).
+
+Three facts make the answer exact or honestly bounded:
+
+* every design covers the clusterings the empty design covers (B2, monotone), so those
+  (`trivial`) count in every design;
+* a clustering `c` that no design within the budget covers is uncovered in every design:
+  proven by a cheap scenario bound (one scenario of `c` whose least cover, O9, exceeds what
+  the cost cap allows, O19) or by the search of `{c}` ending `infeasible`; so
+  `upper_bound = N - |proven uncoverable|` bounds what any design within the budget covers;
+* a design the search returns covers its subset (checked), and its covered set is checked
+  clustering by clustering with the symbolic checker.
+
+The incumbent grows greedily: clusterings in the order of their scenario bound, each tried
+with the covered set so far (`T = covered ∪ {c}`); a design found replaces the incumbent
+with everything it covers. The remaining time goes to the single searches that prove
+clusterings uncoverable. When the count reaches the bound it is optimal, and then the
+covered set is the only one of that size (every other clustering is uncoverable), so the
+search over it, when optimal, proves the fewest parameters too.
+
+    >>> from eqattn.attention import Problem
+    >>> r = partial_search(Problem.create("C4", "E1", 2, 1), ComputeLimits(max_heads=1), Budget.starting(30))
+    >>> len(r.covered), sorted(r.infeasible), r.design.params, r.params_proven
+    (2, [1], 8, True)
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+from ..attention import Design, Problem
+from ..attention.clusterings import Clustering, clusterings
+from ..attention.hosting import hosting
+from ..attention.symbolic import SymbolicChecker
+from ..errors import LimitError
+from . import solver
+from .bounds import ScenarioBound
+from .budget import Budget, Usage
+from .catalogue import DemandCatalogue
+from .limits import ComputeLimits, params_per_cost
+from .rounds.state import SearchResult
+
+SINGLE_SHARE = 0.4  # of the time (or work), until here: every clustering searched alone
+GROW_SHARE = 0.75  # ... until here: the incumbent grown; the rest proves clusterings and sets uncoverable
+FIRST_SECONDS = 0.5  # a single search's first try (doubled on each pass over the undecided ones)
+FIRST_WORK = 4  # ... under a work limit: solver work units
+GROW_SECONDS = 1.0  # a growing search gets at least this (or its share of the phase)
+CHEAP_SHARE = 0.2  # of the time at most for the scenario bounds of the first counterexamples
+
+
+@dataclass(frozen=True)
+class PartialSearch:
+    """What the searches found: the best design, the clusterings it covers (ids), those no
+    design within the budget covers (proven), whether the parameter tie-break is proven."""
+
+    design: Design
+    covered: frozenset[int]
+    infeasible: frozenset[int]
+    of: int
+    upper_bound: int  # most clusterings any design within the budget covers (proven)
+    params_proven: bool
+    stopped_by: str | None
+    searches: int
+    work: int
+
+
+@dataclass(frozen=True)
+class _Incumbent:
+    """The best design so far, the clusterings it covers, the search that found it (its
+    subset and result) and the clusterings every design covers."""
+
+    design: Design
+    covered: frozenset[int]
+    last: tuple[frozenset[int], SearchResult] | None
+    trivial: frozenset[int] = frozenset()
+
+
+class _Runner:
+    """The searches of one partial-coverage call, their budget and what they proved."""
+
+    def __init__(self, problem: Problem, limits: ComputeLimits, budget: Budget, threads: int | None) -> None:
+        self.problem, self.limits, self.budget, self.threads = problem, limits, budget, threads
+        self.cl = clusterings(problem)
+        self.usage = Usage()
+        self.searches = 0
+        self.stopped: str | None = None
+        self.infeasible: set[int] = set()
+        self.single: set[int] = set()  # clusterings whose search alone has ended (feasible or not)
+        self.conflicts: list[frozenset[int]] = []  # sets of clusterings no design within the limits covers (proven)
+
+    def out(self, until: float, work: int | None = None) -> bool:
+        """Past `until` or out of work (the phase's `work`, or the call's): the call's
+        limits are recorded as what stopped it."""
+        if self.budget.out_of_work(self.usage):
+            self.stopped = "work_limit"
+            return True
+        if time.perf_counter() >= until:
+            if until >= self.budget.hard_end:
+                self.stopped = "time_limit"
+            return True
+        return work is not None and self.usage.work >= work
+
+    def search(self, only: frozenset[int], until: float, seconds: float, work: int | None) -> SearchResult | None:
+        """The least design within the limits covering the clusterings `only`, for `seconds`
+        (not past `until`), or under a work limit for `work` units (at most what is left);
+        None past a limit of the checker."""
+        from .search import search
+
+        now = time.perf_counter()
+        if self.budget.work_limit is not None:
+            left = self.budget.work_left(self.usage) or 0
+            b = Budget.starting(self.budget.hard_end - now, work_limit=max(1, min(work or left, left)))
+        else:
+            b = Budget.starting(max(min(seconds, until - now), 0.05))
+        self.searches += 1
+        try:
+            r = search(self.problem, b, self.limits, threads=self.threads, only=tuple(self.cl[i] for i in sorted(only)))
+        except LimitError:
+            return None
+        self.usage.absorb(r.usage)
+        if r.status == "infeasible":
+            if len(only) == 1:
+                self.infeasible |= only
+            else:
+                self.conflicts.append(only)
+        if len(only) == 1:
+            if r.status in ("infeasible", "optimal", "feasible"):
+                self.single |= only
+        return r
+
+    def singles(self, order: list[int], trivial: frozenset[int], until: float, work: int | None) -> list["_Incumbent"]:
+        """Each clustering not yet decided searched alone, in passes: every one undecided
+        gets FIRST_SECONDS (FIRST_WORK units under a work limit), twice that in the next pass,
+        and so on until `until` (or `work`): the designs found, with what each covers."""
+        found: list[_Incumbent] = []
+        pending = [c for c in order if c not in self.infeasible]
+        seconds, units = FIRST_SECONDS, FIRST_WORK
+        while pending and not self.out(until, work):
+            later = []
+            for c in pending:
+                if any(c in f.covered for f in found):
+                    continue  # coverable; the growing searches take it
+                if self.out(until, work):
+                    break
+                r = self.search(frozenset({c}), until, seconds, units)
+                if r is not None and r.design is not None:
+                    got = self.covered_by(r.design, {c} | trivial)
+                    if got is not None:
+                        found.append(_Incumbent(r.design, got, (frozenset({c}), r), trivial))
+                elif r is not None and r.status != "infeasible":
+                    later.append(c)
+            pending, seconds, units = later, 2 * seconds, 2 * units
+        return found
+
+    def unite(self, inc: "_Incumbent", found: list["_Incumbent"]) -> "_Incumbent":
+        """The incumbent from the single designs: the one covering the most, then the union
+        with each other one (largest first) that stays within the limits and covers more
+        (a union covers what its parts cover, B2; the rest is checked)."""
+        for f in sorted(found, key=lambda f: (-len(f.covered), f.design.params)):
+            if len(f.covered) > len(inc.covered):
+                inc = f
+                continue
+            if f.covered <= inc.covered:
+                continue
+            orbits = sorted(inc.design.orbits + f.design.orbits, key=lambda o: (-o.sub.order, o.sub.id, o.W.mults))
+            union = Design(self.problem, tuple(orbits))
+            if self.limits.admits(union):
+                got = self.covered_by(union, set(inc.covered | f.covered))
+                if got is not None and len(got) > len(inc.covered):
+                    inc = _Incumbent(union, got, None, inc.trivial)
+        return inc
+
+    def grow(self, inc: "_Incumbent", order: list[int], until: float, work: int | None) -> "_Incumbent":
+        """The incumbent grown greedily: each clustering it misses searched together with
+        what it covers (`T = covered ∪ {c}`), until `until`."""
+        todo = [c for c in order if c not in inc.covered and c not in self.infeasible]
+        for k, c in enumerate(todo):
+            if c in inc.covered or c in self.infeasible:
+                continue
+            if self.out(until, work):
+                break
+            only = (inc.covered - inc.trivial) | {c}
+            seconds = max(GROW_SECONDS, (until - time.perf_counter()) / (len(todo) - k))
+            units = None if work is None else max(FIRST_WORK, (work - self.usage.work) // (len(todo) - k))
+            inc = self.offer(inc, only, self.search(only, until, seconds, units))
+        return inc
+
+    def offer(self, inc: "_Incumbent", only: frozenset[int], r: SearchResult | None) -> "_Incumbent":
+        """The incumbent, or the design of `r` (it covers `only`) when it covers more."""
+        if r is None or r.design is None:
+            return inc
+        got = self.covered_by(r.design, set(only | inc.trivial))
+        if got is None or len(got) <= len(inc.covered):
+            return inc
+        return _Incumbent(r.design, got, (only, r), inc.trivial)
+
+    def covered_by(self, design: Design, known: set[int]) -> frozenset[int] | None:
+        """The clusterings `design` covers (those of `known` without a check: it covers them);
+        None past the checker's limits."""
+        try:
+            chk = SymbolicChecker(self.problem, design, shortfalls=False)
+            return frozenset(known | {c.id for c in self.cl if c.id not in known and chk.first_uncovered(c) is None})
+        except LimitError:
+            return None
+
+    def cheap(self, until: float) -> tuple[frozenset[int], list[int]]:
+        """(the clusterings the empty design covers, the others in the order of the bound of
+        the empty design's counterexample); those whose bound exceeds the cost cap join the
+        proven uncoverable ones."""
+        cap = self.limits.cost_cap(self.problem)
+        ceiling = None if cap is None else int(params_per_cost(self.problem) * cap // 4)
+        cat = DemandCatalogue(self.problem)
+        engines = self.limits.for_engines()
+        sb = ScenarioBound(self.problem, hosting(self.problem), cat.values, engines.max_heads, self.threads,
+                           deterministic=self.budget.work_limit is not None)
+        chk = SymbolicChecker(self.problem, Design(self.problem, ()), shortfalls=False)
+        trivial, bound = set(), {}
+        for c in self.cl:
+            r = chk.first_uncovered(c)
+            if r is None:
+                trivial.add(c.id)
+                continue
+            b = sb.of_key(cat.key(r), until)
+            bound[c.id] = b
+            if ceiling is not None and b > ceiling:
+                self.infeasible.add(c.id)
+        return frozenset(trivial), sorted(bound, key=lambda i: (bound[i], i))
+
+
+def partial_search(problem: Problem, limits: ComputeLimits, budget: Budget, threads: int | None = None) -> PartialSearch:
+    """The design within `limits` covering the most clusterings found by subset searches,
+    with the proven uncoverable clusterings and sets (module docstring)."""
+    run = _Runner(problem, limits, budget, threads)
+    t0, end = time.perf_counter(), budget.hard_end
+
+    def at(share: float) -> tuple[float, int | None]:
+        return (t0 + share * (end - t0) if math.isfinite(end) else end), (None if budget.work_limit is None else int(share * budget.work_limit))
+
+    trivial, order = run.cheap(at(CHEAP_SHARE)[0])
+    inc = _Incumbent(Design(problem, ()), trivial, None, trivial)
+    inc = run.unite(inc, run.singles(order, trivial, *at(SINGLE_SHARE)))
+    inc = run.grow(inc, order, *at(GROW_SHARE))
+    todo = [c for c in order if c not in inc.covered and c not in run.infeasible and c not in run.single]
+    for k, c in enumerate(todo):
+        if run.out(end):
+            break
+        seconds = (end - time.perf_counter()) / (len(todo) - k)
+        units = None if budget.work_limit is None else (run.budget.work_left(run.usage) or 0) // (len(todo) - k)
+        inc = run.offer(inc, frozenset({c}), run.search(frozenset({c}), end, seconds, units))
+    inc, upper = _close(run, trivial, inc, end)
+    proven = None if len(inc.covered) < upper else _tie_break(run, trivial, inc, len(inc.covered) - len(trivial), end)
+    return PartialSearch(inc.design if proven is None else proven, inc.covered, frozenset(run.infeasible), len(run.cl),
+                         upper, proven is not None, run.stopped, run.searches, run.usage.work)
+
+
+def _most(run: _Runner, trivial: frozenset[int], size: int | None = None, excluded: tuple = ()) -> tuple[frozenset[int] | None, int]:
+    """(a largest set X of clusterings containing no proven-uncoverable set, its size
+    bound): the program max Σ y_c over the clusterings neither trivial nor uncoverable,
+    Σ_{c∈F} y_c ≤ |F| - 1 per proven-uncoverable set F. With `size`: a set of exactly that
+    size other than the `excluded` ones (X None when there is none)."""
+    free = [c.id for c in run.cl if c.id not in trivial and c.id not in run.infeasible]
+    if not free:
+        return (frozenset() if size is None else None), 0
+    m = solver.Model()
+    y = {c: m.add_var(0, 1, -1) for c in free}
+    for F in run.conflicts:
+        if F <= y.keys():
+            m.add_row([y[c] for c in F], [1] * len(F), hi=len(F) - 1)
+    for X in excluded:
+        m.add_row([y[c] for c in X], [1] * len(X), hi=len(X) - 1)
+    if size is not None:
+        m.add_row(list(y.values()), [1] * len(y), lo=size, hi=size)
+    sol = solver.solve(m, time_limit=max(run.budget.hard_end - time.perf_counter(), 1.0), threads=run.threads)
+    if sol.status == "infeasible":
+        return None, -1
+    top = len(free) if not math.isfinite(sol.bound) else int(math.floor(-sol.bound + 1e-6))
+    if sol.values is None or sol.status != "optimal":
+        return None, top
+    return frozenset(c for c in free if sol.values[y[c]] > 0.5), top
+
+
+def _close(run: _Runner, trivial: frozenset[int], inc: "_Incumbent", end: float) -> tuple["_Incumbent", int]:
+    """(the incumbent, the upper bound): the largest set of clusterings without a proven
+    uncoverable subset bounds every design's covered set; while it exceeds the incumbent,
+    its search either finds a design covering it (the bound is reached) or proves it
+    uncoverable (a new conflict)."""
+    while True:
+        X, top = _most(run, trivial)
+        upper = len(trivial) + top
+        if X is None or upper <= len(inc.covered) or run.out(end):
+            return inc, max(upper, len(inc.covered))
+        r = run.search(X, end, math.inf, None)
+        if r is None or (r.design is None and r.status != "infeasible"):
+            run.stopped = run.stopped or ("checker_limit" if r is None else (r.stopped or "unknown"))
+            return inc, upper
+        inc = run.offer(inc, X, r)
+
+
+def _tie_break(run: _Runner, trivial: frozenset[int], inc: "_Incumbent", k: int, end: float) -> Design | None:
+    """When the count is proven (`k` non-trivial clusterings covered, no design covers
+    more), the fewest parameters over every set of `k` clusterings some design covers: each
+    such set's search, optimal, gives the least design covering it (it covers no more). The
+    best design; None when some set was left unproven."""
+    if k == 0:
+        return Design(run.problem, ())
+    best, seen = None, []
+    while True:
+        X, _ = _most(run, trivial, k, tuple(seen))
+        if X is None:
+            return best
+        seen.append(X)
+        if inc.last is not None and inc.last[0] == X and inc.last[1].status == "optimal":
+            r = inc.last[1]
+        elif run.out(end):
+            return None
+        else:
+            r = run.search(X, end, math.inf, None)
+        if r is None or r.status not in ("optimal", "infeasible"):
+            return None
+        if r.status == "optimal" and (best is None or r.design.params < best.params):
+            best = r.design
