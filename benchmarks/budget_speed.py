@@ -28,7 +28,8 @@ on the same input (batch x tokens x dim V), timed round robin (benchmarks/torch_
 ``timings``): ``time ratio`` is the design's fastest run over MHA's fastest (the median ratio is
 in the JSON), ``cost ratio`` the design's attention cost ``Σ heads x head dim`` over ``H d``.
 Columns: attention cost, heads, widest head, the design's parameters (= the layer's weights),
-parameters over the vanilla count, status, ms, time ratio, cost ratio.
+parameters over the vanilla count, status, ms, time ratio, cost ratio, and the wall time of
+the optimiser's call that gave the row (the front's, for each of its points).
 """
 
 from __future__ import annotations
@@ -130,19 +131,26 @@ def _partial_row(problem, time_limit: float, **budget: int) -> Row:  # noqa: ANN
     return Row(kind, f"covers {r.covered}/{r.of} ({r.status})", r.design, secs, r.statement())
 
 
-def collect(problem, time_limit: float = 60.0, questions=("front", "partial", "regular")) -> list[Row]:  # noqa: ANN001
-    """The rows of a problem (front points, partial at (H, d) and (2H, d), regular), in process."""
+QUESTIONS = ("front", "partial-H", "partial-2H", "partial-cost", "regular")
+
+
+def collect(problem, time_limit: float = 60.0, questions=QUESTIONS) -> list[Row]:  # noqa: ANN001
+    """The rows of a problem, in process: the front's points (``front``), the best partial
+    coverage at (H, d), (2H, d) and attention cost <= H d (``partial-H``, ``partial-2H``,
+    ``partial-cost``), the regular design (``regular``); each question with ``time_limit``."""
     from eqattn.attention import Design
 
     H, d = problem.heads, problem.head_dim
+    budgets = {"partial-H": {"max_heads": H, "max_head_dim": d}, "partial-2H": {"max_heads": 2 * H, "max_head_dim": d},
+               "partial-cost": {"max_cost": H * d}}
     rows: list[Row] = []
-    if "front" in questions:
-        rows += _front_rows(problem, time_limit)
-    if "partial" in questions:
-        rows += [_partial_row(problem, time_limit, max_heads=mh, max_head_dim=d) for mh in (H, 2 * H)]
-        rows.append(_partial_row(problem, time_limit, max_cost=H * d))
-    if "regular" in questions:
-        rows.append(Row("regular", "covers (reference)", Design.regular(problem)))
+    for question in questions:
+        if question == "front":
+            rows += _front_rows(problem, time_limit)
+        elif question == "regular":
+            rows.append(Row("regular", "covers (reference)", Design.regular(problem)))
+        else:
+            rows.append(_partial_row(problem, time_limit, **budgets[question]))
     return rows
 
 
@@ -158,15 +166,15 @@ def _child(text: str, question: str, time_limit: float, gb: float, out) -> None:
 
 
 def collect_isolated(text: str, time_limit: float, gb: float) -> list[Row]:
-    """:func:`collect`, each question in a fresh (spawned) process: a memory cap, killed after
-    2 tl + 30 s. Spawned, not forked: a fork of a process whose solver or torch threads ran
-    can hang in the child."""
+    """:func:`collect`, each question but ``regular`` in a fresh (spawned) process: a memory
+    cap, killed after 2 tl + 30 s. Spawned, not forked: a fork of a process whose solver or
+    torch threads ran can hang in the child."""
     from eqattn.attention import Design
 
     problem = parse_problem(text)
     rows: list[Row] = []
     ctx = mp.get_context("spawn")
-    for question in ("front", "partial"):
+    for question in QUESTIONS[:-1]:
         q = ctx.Queue()
         proc = ctx.Process(target=_child, args=(text, question, time_limit, gb, q))
         t0 = time.perf_counter()
@@ -220,17 +228,19 @@ def measure(problem, rows: list[Row], *, batch: int = 8, tokens: int = 128, reps
 def table(problem, rows: list[Row], baseline: dict) -> str:  # noqa: ANN001
     """The markdown table of one problem (the baseline first)."""
     vc, vp = problem.heads * problem.head_dim, problem.vanilla_params
-    lines = ["| design | attention cost | heads | widest head | params | params / vanilla | status | fwd+bwd ms | time ratio | cost ratio |",
-             "|---|---|---|---|---|---|---|---|---|---|",
+    lines = ["| design | attention cost | heads | widest head | params | params / vanilla | status | fwd+bwd ms | time ratio | cost ratio"
+             " | optimiser s |",
+             "|---|---|---|---|---|---|---|---|---|---|---|",
              f"| vanilla shape: {baseline['module']} | {vc} | {problem.heads} | {problem.head_dim} | {vp} | 1.00 | - | "
-             f"{baseline['ms_min']:.1f} | 1.00 | 1.00 |"]
+             f"{baseline['ms_min']:.1f} | 1.00 | 1.00 | - |"]
     for r in rows:
         js = r.to_json(vc, vp)
         if r.design is None:
-            lines.append(f"| {r.kind} | - | - | - | - | - | {r.status}: {r.note[:140]} | - | - | - |")
+            lines.append(f"| {r.kind} | - | - | - | - | - | {r.status}: {r.note[:140]} | - | - | - | {r.seconds:.1f} |")
             continue
         lines.append(f"| {r.kind} | {js['attention_cost']} | {js['heads']} | {js['max_head_dim']} | {js['params']} | "
-                     f"{js['params_ratio']:.2f} | {r.status} | {js['ms_min']:.1f} | {js['time_ratio']:.2f} | {js['cost_ratio']:.2f} |")
+                     f"{js['params_ratio']:.2f} | {r.status} | {js['ms_min']:.1f} | {js['time_ratio']:.2f} | {js['cost_ratio']:.2f} | "
+                     f"{r.seconds:.1f} |")
     notes = [f"- {r.kind}: {r.note}" for r in rows if r.note and r.design is not None]
     return "\n".join(lines + ([""] + notes if notes else []))
 
