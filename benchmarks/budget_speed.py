@@ -5,6 +5,7 @@ partial-coverage designs, each as a PyTorch layer timed against nn.MultiheadAtte
     PYTHONPATH=. .venv/bin/python benchmarks/budget_speed.py --only C4:96xregular:6:64
     PYTHONPATH=. .venv/bin/python benchmarks/budget_speed.py --only task:digits-C4 --json /tmp/speed.json
     PYTHONPATH=. .venv/bin/python benchmarks/budget_speed.py --device cuda    # on a GPU
+    PYTHONPATH=. .venv/bin/python benchmarks/budget_speed.py --reuse /tmp/speed.json   # time those designs again
 
 Per problem ``(G, V, H, d)`` (``--only G:V:H:d`` or ``task:<name>`` of
 benchmarks/tasks/designs.py; default: C4 96xregular H6 d64, D4 48xregular H6 d64, Oh
@@ -126,8 +127,11 @@ def _partial_row(problem, time_limit: float, **budget: int) -> Row:  # noqa: ANN
         return Row(kind, "refused", None, time.perf_counter() - t0, str(exc))
     secs = time.perf_counter() - t0
     if r.design is None or not r.design.orbits:
+        if r.upper_bound == 0:  # proven: no design within the budget covers a clustering
+            return Row(kind, f"covers 0/{r.of} ({r.status})", None, secs,
+                       "no design within this budget covers any clustering" + (" (proven)" if r.status == "optimal" else ""))
         return Row(kind, f"no design ({r.status})", None, secs,
-                   f"stopped by {r.stopped_by}; at most {r.upper_bound} of {r.of} clusterings")
+                   (f"stopped by {r.stopped_by}; " if r.stopped_by else "") + f"at most {r.upper_bound} of {r.of} clusterings")
     return Row(kind, f"covers {r.covered}/{r.of} ({r.status})", r.design, secs, r.statement())
 
 
@@ -188,6 +192,23 @@ def collect_isolated(text: str, time_limit: float, gb: float) -> list[Row]:
         proc.join()
         rows += [Row(k, s, None if js is None else Design.from_json(problem, js), secs, note) for k, s, js, secs, note in got]
     return rows + collect(problem, time_limit, ("regular",))
+
+
+def reused(path: str, only: list[str] | None) -> list[tuple[str, list[Row]]]:
+    """The problems and rows of an earlier ``--json`` output (designs from their orbits;
+    status, note and optimiser time as they were), for timing again without the optimiser."""
+    from eqattn.attention import Design
+
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    out = []
+    for entry in data["problems"]:
+        if only is not None and entry["problem"] not in only:
+            continue
+        problem = parse_problem(entry["problem"])
+        rows = [Row(r["kind"], r["status"], Design.from_json(problem, r) if "orbits" in r else None, r["seconds"], r["note"])
+                for r in entry["rows"]]
+        out.append((entry["problem"], rows))
+    return out
 
 
 def measure(problem, rows: list[Row], *, batch: int = 8, tokens: int = 128, reps: int = 7, warmup: int = 2,  # noqa: ANN001
@@ -284,18 +305,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--dtype", default="float32", choices=("float32", "float64", "bfloat16"))
     ap.add_argument("--json", default=None, help="write every row (and the settings) to this path")
+    ap.add_argument("--reuse", default=None, help="time the designs of an earlier --json output again (no optimiser)")
     a = ap.parse_args(argv)
     import torch
 
     torch.set_num_threads(a.threads)
     specs = a.only.split(";") if a.only else DEFAULT
+    earlier = dict(reused(a.reuse, a.only.split(";") if a.only else None)) if a.reuse else None
+    if earlier is not None:
+        specs = list(earlier)
     print(f"device={a.device} dtype={a.dtype} batch={a.batch} tokens={a.tokens} reps={a.reps} threads={a.threads} "
           f"torch={torch.__version__}; time limit {a.time_limit:g} s per question", flush=True)
     out = []
     for text in specs:
         problem = parse_problem(text)
         t0 = time.perf_counter()
-        rows = collect_isolated(text, a.time_limit, a.memory_gb)
+        rows = earlier[text] if earlier is not None else collect_isolated(text, a.time_limit, a.memory_gb)
         t_opt = time.perf_counter() - t0
         baseline = measure(problem, rows, batch=a.batch, tokens=a.tokens, reps=a.reps, device=a.device, dtype=a.dtype)
         print(f"\n### {problem.group.name}, V = {problem.V} (dim {problem.dim_v}), H = {problem.heads}, d = {problem.head_dim}"
@@ -308,7 +333,7 @@ def main(argv: list[str] | None = None) -> int:
     print("\n### Summary (time ratio: fwd+bwd over nn.MultiheadAttention's; cost ratio: attention cost over H d)\n")
     print(summary(out), flush=True)
     if a.json:
-        settings = {k: getattr(a, k) for k in ("time_limit", "batch", "tokens", "reps", "threads", "device", "dtype")}
+        settings = {k: getattr(a, k) for k in ("time_limit", "batch", "tokens", "reps", "threads", "device", "dtype", "reuse")}
         Path(a.json).write_text(json.dumps({"settings": {**settings, "torch": torch.__version__}, "problems": out}, indent=1) + "\n",
                                 encoding="utf-8")
         print(f"\nwrote {a.json}")

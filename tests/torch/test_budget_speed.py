@@ -87,6 +87,11 @@ def test_main_writes_json(tmp_path):
     lines = bs.summary(data["problems"]).splitlines()
     assert len(lines) == 2 + len(kinds) and lines[2].startswith("| C4 E1 H2 d1 | front 1/1 | 2 | 0.50 | optimal |")
     assert bs.label("task:digits-C4") == "digits-C4 (8xregular H2 d16)"
+    again = tmp_path / "again.json"  # --reuse: the same designs timed again, without the optimiser
+    assert bs.main(["--reuse", str(out), "--reps", "1", "--batch", "1", "--tokens", "4", "--json", str(again)]) == 0
+    rows2 = json.loads(again.read_text())["problems"][0]["rows"]
+    keep = ("kind", "status", "params", "attention_cost", "orbits", "seconds")
+    assert [{k: r.get(k) for k in keep} for r in rows2] == [{k: r.get(k) for k in keep} for r in prob["rows"]]
 
 
 def test_bad_problem_names_the_field():
