@@ -22,8 +22,8 @@ limit + 30 s), each with the time limit:
 Every row prints the wall time of the whole call. The summary: rows per status, the largest
 gap, the slowest row.
 
-`--sweep`: tests/optimize/brute_force.py against the budget answers on a longer list of
-small problems (|G| <= 8, dim V <= 8, H <= 4, d <= 3); prints one line per problem and the
+`--sweep`: tests/optimize/brute_force.py against the budget answers (partial coverage by both
+engines, the budget program and the subset searches) on a longer list of small problems (|G| <= 8, dim V <= 8, H <= 4, d <= 3); prints one line per problem and the
 count of agreements.
 """
 
@@ -163,8 +163,10 @@ def sweep() -> int:
         f = front(p, 60)
         ok.append([(q.to_json()["attention_cost"], q.design.params) for q in f.points] == [(b.attention_cost, b.params) for b in bf.front()])
         for mh, md in ((H, d), (2 * H, d)):
-            a, r = partial_coverage(p, 60, max_heads=mh, max_head_dim=md), bf.partial(Budget(mh, md))
-            ok.append((a.covered, a.design.params) == (r.covered, r.params))
+            r = bf.partial(Budget(mh, md))
+            for engine in ("auto", "search"):  # the budget program here; the subset searches of larger problems
+                a = partial_coverage(p, 60, max_heads=mh, max_head_dim=md, engine=engine)
+                ok.append((a.covered, a.design.params) == (r.covered, r.params))
         total += len(ok)
         agree += sum(ok)
         print(f"{spec[0]:<6} {spec[1]:<18} H={spec[2]} d={spec[3]}: {sum(ok)}/{len(ok)} agree  "

@@ -110,7 +110,7 @@ def run_partial(args: argparse.Namespace) -> int:
     if args.curve:
         w = least_widening(problem, None if tl is None else tl / 3)
         curve_to = w.min_attention_cost.value
-    data = partial_report(problem, tl, curve_to=curve_to, **kw)
+    data = partial_report(problem, tl, curve_to=curve_to, work_limit=_bound(getattr(args, "work_limit", None), "work_limit"), **kw)
     if args.json:
         print(json.dumps(data, indent=2))
         return 0

@@ -4,7 +4,9 @@ of covered clusterings as the attention-cost budget grows.
 
 The budget program (budgeted.py) with one indicator per clustering: its bound is a valid
 upper bound on the clusterings any design within the budget covers, and a solution whose
-design covers every clustering it claims is the proven optimum.
+design covers every clustering it claims is the proven optimum. Past the enumerating checker's sizes or
+the program's type limit: searches over subsets of the clusterings (partial_search.py,
+theory-scale B4b), whose bound comes from the clusterings and sets proven uncoverable.
 
     >>> from eqattn.attention import Problem
     >>> r = partial_coverage(Problem.create("C4", "E1", 2, 1), 20, max_heads=1)

@@ -4,23 +4,25 @@ cuts, only the symbolic search (search.py) asked for the least design within the
 covers a given subset `T` of the clusterings (`search(..., only=T)`; its types and
 scenarios are generated as for full coverage, theory-scale O6-O18).
 
-Three facts make the answer exact or honestly bounded:
+Three facts make the answer exact or honestly bounded (Proposition B4b):
 
 * every design covers the clusterings the empty design covers (B2, monotone), so those
   (`trivial`) count in every design;
-* a clustering `c` that no design within the budget covers is uncovered in every design:
-  proven by a cheap scenario bound (one scenario of `c` whose least cover, O9, exceeds what
-  the cost cap allows, O19) or by the search of `{c}` ending `infeasible`; so
-  `upper_bound = N - |proven uncoverable|` bounds what any design within the budget covers;
+* a set of clusterings no design within the budget covers is never inside a design's
+  covered set: proven for `{c}` by a cheap scenario bound (one scenario of `c` whose least
+  cover, O9, exceeds what the cost cap allows, O19) or by a search ending `infeasible`, for
+  larger sets by their search; the largest set containing none of them (a small program,
+  `_most`) bounds what any design within the budget covers;
 * a design the search returns covers its subset (checked), and its covered set is checked
   clustering by clustering with the symbolic checker.
 
-The incumbent grows greedily: clusterings in the order of their scenario bound, each tried
-with the covered set so far (`T = covered ∪ {c}`); a design found replaces the incumbent
-with everything it covers. The remaining time goes to the single searches that prove
-clusterings uncoverable. When the count reaches the bound it is optimal, and then the
-covered set is the only one of that size (every other clustering is uncoverable), so the
-search over it, when optimal, proves the fewest parameters too.
+The phases: the cheap bounds; every clustering searched alone, in passes of doubling time
+(the quick refutations first); the incumbent as the single design covering the most, united
+with the others while within the budget; grown greedily (`T = covered ∪ {c}`); the
+undecided ones searched alone again; then, while the bound's largest set exceeds the
+incumbent, that set searched (a design covering it, or a new proven-uncoverable set). When
+the count reaches the bound it is optimal; then every set of that size the program admits is
+searched, and the least optimal design over them is the fewest-parameter one.
 
     >>> from eqattn.attention import Problem
     >>> r = partial_search(Problem.create("C4", "E1", 2, 1), ComputeLimits(max_heads=1), Budget.starting(30))
@@ -44,12 +46,16 @@ from .bounds import ScenarioBound
 from .budget import Budget, Usage
 from .catalogue import DemandCatalogue
 from .limits import ComputeLimits, params_per_cost
+from .lp_bound import lp_bound
+from .rounds.limits_bound import SHORTFALL_EPS
 from .rounds.state import SearchResult
+from .search import search
 
 SINGLE_SHARE = 0.4  # of the time (or work), until here: every clustering searched alone
 GROW_SHARE = 0.75  # ... until here: the incumbent grown; the rest proves clusterings and sets uncoverable
 FIRST_SECONDS = 0.5  # a single search's first try (doubled on each pass over the undecided ones)
 FIRST_WORK = 4  # ... under a work limit: solver work units
+KEY_LP_ITERATIONS = 20_000  # simplex iterations of one cheap LP bound under a work limit (deterministic)
 GROW_SECONDS = 1.0  # a growing search gets at least this (or its share of the phase)
 CHEAP_SHARE = 0.2  # of the time at most for the scenario bounds of the first counterexamples
 
@@ -110,8 +116,6 @@ class _Runner:
         """The least design within the limits covering the clusterings `only`, for `seconds`
         (not past `until`), or under a work limit for `work` units (at most what is left);
         None past a limit of the checker."""
-        from .search import search
-
         now = time.perf_counter()
         if self.budget.work_limit is not None:
             left = self.budget.work_left(self.usage) or 0
@@ -211,26 +215,54 @@ class _Runner:
 
     def cheap(self, until: float) -> tuple[frozenset[int], list[int]]:
         """(the clusterings the empty design covers, the others in the order of the bound of
-        the empty design's counterexample); those whose bound exceeds the cost cap join the
-        proven uncoverable ones."""
+        the empty design's counterexample); those whose counterexample no design within the
+        limits meets (its scenario bound above the cost cap, or `refutes`) join the proven
+        uncoverable ones."""
         cap = self.limits.cost_cap(self.problem)
         ceiling = None if cap is None else int(params_per_cost(self.problem) * cap // 4)
         cat = DemandCatalogue(self.problem)
-        engines = self.limits.for_engines()
-        sb = ScenarioBound(self.problem, hosting(self.problem), cat.values, engines.max_heads, self.threads,
+        h = hosting(self.problem)
+        sb = ScenarioBound(self.problem, h, cat.values, self.limits.for_engines().max_heads, self.threads,
                            deterministic=self.budget.work_limit is not None)
         chk = SymbolicChecker(self.problem, Design(self.problem, ()), shortfalls=False)
-        trivial, bound = set(), {}
+        trivial, bound, refuted = set(), {}, {}
         for c in self.cl:
             r = chk.first_uncovered(c)
             if r is None:
                 trivial.add(c.id)
                 continue
-            b = sb.of_key(cat.key(r), until)
-            bound[c.id] = b
+            key = cat.key(r)
+            bound[c.id] = b = sb.of_key(key, until)
             if ceiling is not None and b > ceiling:
                 self.infeasible.add(c.id)
+                continue
+            if key not in refuted and time.perf_counter() < until:
+                refuted[key] = self.refutes(h, cat, key, until)
+            if refuted.get(key):
+                self.infeasible.add(c.id)
         return frozenset(trivial), sorted(bound, key=lambda i: (bound[i], i))
+
+    def refutes(self, h, cat: DemandCatalogue, key: tuple[int, ...], until: float) -> bool:  # noqa: ANN001 - Hosting
+        """Whether the LP bounds of the limits round (rounds/limits_bound.py: heads, the
+        phase-one shortfall, attention cost; O11, O19e) over the one scenario `key` prove
+        that no design within the limits meets it."""
+        eng, cap = self.limits.for_engines(), self.limits.cost_cap(self.problem)
+        checks = []
+        if eng.max_heads is not None:
+            checks.append(("heads", None, eng.max_heads))
+        checks.append(("shortfall", eng.max_head_dim, 0))
+        if self.limits.max_cost is not None and cap is not None:
+            checks.append(("attention_cost", eng.max_head_dim, cap))
+        for measure, head_dim, limit in checks:
+            if time.perf_counter() >= until:
+                return False
+            work = None if self.budget.work_limit is None else KEY_LP_ITERATIONS
+            res = lp_bound(self.problem, h, cat.values, [key], (), until, eng.max_heads if measure == "shortfall" else None,
+                           head_dim, self.threads, objective=measure, work_limit=work)
+            self.usage.add_lp(res.work)
+            if (res.converged and res.value > SHORTFALL_EPS) if measure == "shortfall" else res.units > limit:
+                return True
+        return False
 
 
 def partial_search(problem: Problem, limits: ComputeLimits, budget: Budget, threads: int | None = None) -> PartialSearch:

@@ -45,3 +45,15 @@ def test_bad_budget_is_one_line(capsys):
     assert capsys.readouterr().err.startswith("error: partial:")
     assert main(["front", "-G", "C4", "-V", "E1", "-H", "2", "-d", "1", "-t", "-3"]) == 2
     assert capsys.readouterr().err.startswith("error: time_limit:")
+
+
+def test_optimize_partial_past_the_budget_program(capsys):
+    """D4, 4 x regular (dim V 32), H 2, d 16 within attention cost 32: the subset searches
+    under a work limit; the count and parameters proven (one orbit, the whole V|D4)."""
+    argv = ["optimize", "-G", "D4", "-V", "4xregular", "-H", "2", "-d", "16", "--max-cost", "32", "--partial",
+            "--work-limit", "200", "--json"]
+    assert main(argv) == 0
+    data = json.loads(capsys.readouterr().out)
+    part = data["partial"]
+    assert (part["covered"], part["of"], part["status"], part["upper_bound"], part["engine"]) == (1, 5, "optimal", 1, "search")
+    assert part["params_proven"] and data["design_params"] == 512 and data["attention_cost"] <= 32

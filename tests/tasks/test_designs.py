@@ -38,3 +38,21 @@ def test_fewest_is_what_the_optimiser_finds():
     fresh = dz.fewest(dz.problem(spec, m, H, d), 30)
     assert fresh["status"] == cached["status"] == "optimal"
     assert fresh["params"] == cached["params"]
+
+
+def test_partial_is_what_partial_coverage_finds():
+    """digits-D4 (dim V 32: past the budget program, the subset searches): re-derived, the
+    same count, bound and parameters, within the vanilla attention cost, and the covered
+    count re-checked by the coverage checker."""
+    from eqattn.attention import check_coverage
+
+    spec, m, H, d = dz.PROBLEMS["digits-D4"]
+    prob = dz.problem(spec, m, H, d)
+    cached = dz.load_cache()[dz.key(spec, m, H, d)]["partial"]
+    fresh = dz.partial(prob, 60)
+    assert fresh["partial"]["status"] == cached["partial"]["status"] == "optimal"
+    for k in ("covered", "of", "upper_bound", "params_proven"):
+        assert fresh["partial"][k] == cached["partial"][k], k
+    assert fresh["params"] == cached["params"] and cached["attention_cost"] <= H * d
+    covered = sum(v.covered for v in check_coverage(prob, dz.design_of(prob, cached)))
+    assert covered == cached["partial"]["covered"]
