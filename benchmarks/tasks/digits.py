@@ -114,8 +114,9 @@ def main(argv: list[str] | None = None) -> None:
         extra = {f"g{g}": (tokens(transform_images(test_images, tg.rho_in[g])), test_labels) for g in range(1, tg.order)}
         rows += harness.run_models(make_task(group, data, extra), models, seeds, budget)
     out = harness.csv_path(args, "digits")
-    harness.write_csv(rows if args.replace else harness.merge_rows(rows, out), out)
-    harness.write_run(out, sys.argv[1:] if argv is None else argv, time.perf_counter() - t0, budget, QUICK_SPLIT if args.quick else SPLIT)
+    kept = rows if args.replace else harness.merge_rows(rows, out)
+    harness.write_csv(kept, out)
+    harness.write_run(out, sys.argv[1:] if argv is None else argv, time.perf_counter() - t0, budget, QUICK_SPLIT if args.quick else SPLIT, merged=len(kept) > len(rows))
     print(f"wrote {out} ({time.perf_counter() - t0:.0f} s)")
 
 

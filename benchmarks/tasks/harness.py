@@ -279,13 +279,30 @@ def write_csv(rows: list[dict], path: Path) -> None:
             w.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in r.items()})
 
 
-def write_run(path: Path, argv: list[str], seconds: float, budget: Budget, sizes: tuple[int, ...], notes: list[str] = ()) -> None:
-    """``<task>.json`` next to the CSV: the command, its wall time and the budget (docs page)."""
+BUDGET_KEYS = ("epochs", "batch", "lr", "depth", "sizes")
+
+
+def write_run(path: Path, argv: list[str], seconds: float, budget: Budget, sizes: tuple[int, ...], notes: list[str] = (),
+              merged: bool = False) -> None:
+    """``<task>.json`` next to the CSV: the command, its wall time and the budget (docs page).
+
+    ``merged``: this run re-ran some models into a CSV that keeps rows of an earlier run; the
+    earlier run's command, time and budget stay, and this run is appended to ``reruns`` (its
+    command, wall time, date and whether its budget is the same: ``same_budget``)."""
     info = {"command": f"benchmarks/tasks/{path.stem}.py" + (" " + " ".join(argv) if argv else ""),
             "seconds": round(seconds), "epochs": budget.epochs, "batch": budget.batch, "lr": budget.lr, "depth": budget.depth,
             "sizes": list(sizes), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "cpus": os.cpu_count(),
             "torch_threads": torch.get_num_threads(), "notes": list(notes)}
-    path.with_suffix(".json").write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
+    where = path.with_suffix(".json")
+    if merged and where.exists():
+        old = json.loads(where.read_text(encoding="utf-8"))
+        same = all(old.get(k) == info[k] for k in BUDGET_KEYS)
+        rerun = {k: info[k] for k in ("command", "seconds", "date")} | {"same_budget": same}
+        if not same:
+            rerun["budget"] = {k: info[k] for k in BUDGET_KEYS}
+        old.setdefault("reruns", []).append(rerun)
+        info = old
+    where.write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
 
 
 def arguments(doc: str, full: Budget, quick: Budget) -> argparse.ArgumentParser:

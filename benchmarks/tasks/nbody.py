@@ -106,9 +106,10 @@ def main(argv: list[str] | None = None) -> None:
         task = make_task(group, {k: data[k] for k in ("train", "val", "test")})
         rows += harness.run_models(task, models, seeds, budget)
     out = harness.csv_path(args, "nbody")
-    harness.write_csv(rows if args.replace else harness.merge_rows(rows, out), out)
+    kept = rows if args.replace else harness.merge_rows(rows, out)
+    harness.write_csv(kept, out)
     harness.write_run(out, sys.argv[1:] if argv is None else argv, time.perf_counter() - t0, budget, QUICK_SIZES if args.quick else SIZES,
-                      describe(stats))
+                      describe(stats), merged=len(kept) > len(rows))
     print(f"wrote {out} ({time.perf_counter() - t0:.0f} s)")
 
 

@@ -68,8 +68,9 @@ def main(argv: list[str] | None = None) -> None:
     data = load(QUICK_SIZES if args.quick else SIZES)
     rows = harness.run_models(make_task("O", data), models, seeds, budget)
     out = harness.csv_path(args, "pointcloud")
-    harness.write_csv(rows if args.replace else harness.merge_rows(rows, out), out)
-    harness.write_run(out, sys.argv[1:] if argv is None else argv, time.perf_counter() - t0, budget, QUICK_SIZES if args.quick else SIZES)
+    kept = rows if args.replace else harness.merge_rows(rows, out)
+    harness.write_csv(kept, out)
+    harness.write_run(out, sys.argv[1:] if argv is None else argv, time.perf_counter() - t0, budget, QUICK_SIZES if args.quick else SIZES, merged=len(kept) > len(rows))
     print(f"wrote {out} ({time.perf_counter() - t0:.0f} s)")
 
 

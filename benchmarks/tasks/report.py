@@ -235,6 +235,11 @@ def main(argv: list[str] | None = None) -> None:
             parts += [f"Command: `PYTHONPATH=. .venv/bin/python {info['command']}` — {info['seconds']} s wall on "
                       f"{info['cpus']} shared CPUs ({info['date']}); {info['epochs']} epochs, batch {info['batch']}, "
                       f"lr {info['lr']}, depth {info['depth']}, data {' / '.join(map(str, info['sizes']))} (train / val / test).", ""]
+            for r in info.get("reruns", []):
+                budget = ("the same budget" if r["same_budget"] else
+                          "at another budget: " + ", ".join(f"{k} {v}" for k, v in r.get("budget", {}).items()))
+                parts += [f"Rows re-run into this table: `PYTHONPATH=. .venv/bin/python {r['command']}` — {r['seconds']} s "
+                          f"wall ({r['date']}), {budget}.", ""]
             if info.get("notes"):
                 parts += ["Data (printed by the command):", ""] + [f"- {n}" for n in info["notes"]] + [""]
         parts += table(rows, agg, task) + ["", f"Raw rows: [tasks/{task}.csv](tasks/{task}.csv).", ""]
