@@ -30,6 +30,7 @@ from .optimize_cmd import add_parser as add_optimize
 
 MAX_PORT = 65535
 MAX_SEED = 2**32 - 1
+MAX_JOBS = 256  # eqattn.numeric.verify.MAX_JOBS
 
 EXIT_OK = 0
 EXIT_NO = 1  # the answer is "no": not covered, a numeric check failed
@@ -252,7 +253,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
     problem = _problem(args)
     design = Design.parse_specs(problem, args.orbit)
-    report = verify_design(problem, design, seed=args.seed)
+    report = verify_design(problem, design, seed=args.seed, jobs=args.jobs)
     ok = report.ok
     rep = {**report.to_json(), "ok": ok}
     if args.json:
@@ -309,6 +310,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_problem_args(s)
     _add_design_args(s)
     s.add_argument("--seed", type=_int_in("seed", 0, MAX_SEED), default=0, help=f"random seed, 0 to {MAX_SEED}")
+    s.add_argument("--jobs", "-j", type=_int_in("jobs", 1, MAX_JOBS), default=1,
+                   help=f"worker processes, 1 to {MAX_JOBS} (the report does not depend on it)")
     s.set_defaults(func=cmd_verify)
 
     s = sub.add_parser("serve", help="launch the designer web page")

@@ -2,7 +2,7 @@
 
 from .ambient import AmbientRep, ambient_rep
 from .convert import Conversion, convert_vanilla
-from .construct import ConstructionError, VanillaSample, design_weights, expand_design, sample_vanilla
+from .construct import ConstructionError, LowRank, VanillaSample, design_attention, design_weights, expand_design, sample_vanilla
 from .isotypic import HomBlocks, Isotypic, isotypic_basis, isotypic_of_rep
 from .realize import RealizedDesign, RealizedOrbit, realize_design
 from .haar import haar_elements
@@ -13,7 +13,7 @@ from .wigner import BandIrrep, band_matrices, wigner_d
 __all__ = [
     "AmbientRep", "ambient_rep", "BandIrrep", "band_matrices", "wigner_d", "haar_elements",
     "Conversion", "convert_vanilla",
-    "ConstructionError", "VanillaSample", "design_weights", "expand_design", "sample_vanilla",
+    "ConstructionError", "LowRank", "VanillaSample", "design_attention", "design_weights", "expand_design", "sample_vanilla",
     "HomBlocks", "Isotypic", "isotypic_basis", "isotypic_of_rep",
     "RealizedDesign", "RealizedOrbit", "realize_design", "attention_from_blocks", "reference_attention",
     "VerifyReport", "equivariance_error", "verify_design", "verify_scenario",

@@ -16,6 +16,8 @@ random element ``Q_W B(θ) Q_V^T`` for a standard normal θ in the orthonormal c
 >>> X = np.random.default_rng(0).normal(size=(p.dim_v, 3))
 >>> bool(np.allclose(act.left(5, X), p.rho[5] @ X)), bool(np.allclose(act.conj(5, X @ X.T), p.rho[5] @ X @ X.T @ p.rho[5].T))
 (True, True)
+>>> bool(np.allclose(act.left_many([2, 5], X, transpose=True), p.rho[[2, 5]].transpose(0, 2, 1) @ X))
+True
 """
 
 from __future__ import annotations
@@ -33,6 +35,9 @@ if TYPE_CHECKING:
     from ..reps import Rep
 
 __all__ = ["BlockAction", "problem_hom", "random_hom"]
+
+#: irrep blocks up to this size are applied by scaled adds, larger ones by a batched matmul
+SMALL_BLOCK = 4
 
 
 @dataclass(frozen=True)
@@ -55,12 +60,46 @@ class BlockAction:
         """``rho(g) @ X`` (``rho(g)^T @ X`` with ``transpose``) for ``X (n, k)``."""
         out = np.empty(X.shape, dtype=np.float64)
         k = X.shape[1]
-        spec = "ba,mbk->mak" if transpose else "ab,mbk->mak"
         for off, m, d in self.segments:
             D = self.rho[g, off : off + d, off : off + d]
+            if transpose:
+                D = D.T
             seg = X[off : off + m * d].reshape(m, d, k)
-            out[off : off + m * d] = np.einsum(spec, D, seg).reshape(m * d, k)
+            dst = out[off : off + m * d].reshape(m, d, k)
+            if d <= SMALL_BLOCK:  # d^2 scaled adds over the m copies (no per-copy matmul)
+                for a in range(d):
+                    np.multiply(seg[:, 0], D[a, 0], out=dst[:, a])
+                    for b in range(1, d):
+                        dst[:, a] += D[a, b] * seg[:, b]
+            else:
+                np.matmul(D, seg, out=dst)
         return out
+
+    def left_many(self, gs, X: np.ndarray, transpose: bool = False) -> np.ndarray:  # noqa: ANN001
+        """``[rho(g) @ X for g in gs]`` (``rho(g)^T`` with ``transpose``) as ``(len(gs), n, k)``:
+        one matrix product per irrep block of V for all the elements together."""
+        gs = np.asarray(gs, dtype=np.int64)
+        k = X.shape[1]
+        out = np.empty((len(gs), X.shape[0], k), dtype=np.float64)
+        for off, m, d in self.segments:
+            D = self.rho[gs, off : off + d, off : off + d]
+            if transpose:
+                D = np.swapaxes(D, 1, 2)
+            seg = X[off : off + m * d].reshape(m, d, k)
+            if d <= SMALL_BLOCK:  # d^2 broadcast multiply-adds, straight into place
+                dst = out[:, off : off + m * d].reshape(len(gs), m, d, k)
+                for a in range(d):
+                    np.multiply(D[:, a, 0, None, None], seg[None, :, 0], out=dst[:, :, a])
+                    for b in range(1, d):
+                        dst[:, :, a] += D[:, a, b, None, None] * seg[None, :, b]
+            else:  # (g a, b) @ (b, m k) -> (g, a, m, k) -> (g, m, a, k)
+                prod = D.reshape(len(gs) * d, d) @ np.swapaxes(seg, 0, 1).reshape(d, m * k)
+                out[:, off : off + m * d] = np.swapaxes(prod.reshape(len(gs), d, m, k), 1, 2).reshape(len(gs), m * d, k)
+        return out
+
+    def right_t_many(self, X: np.ndarray, gs) -> np.ndarray:  # noqa: ANN001
+        """``[X @ rho(g)^T for g in gs]`` as ``(len(gs), k, n)`` for ``X (k, n)``."""
+        return np.swapaxes(self.left_many(gs, X.T), 1, 2)
 
     def right_t(self, X: np.ndarray, g: int) -> np.ndarray:
         """``X @ rho(g)^T`` for ``X (k, n)``."""

@@ -18,9 +18,10 @@ from ..attention.design import Design
 from ..attention.problem import Problem
 from ..errors import InputError, LimitError
 from .ambient import ambient_rep, compact_info
-from .construct import design_weights, expand_design, sample_vanilla
+from .action import problem_hom
+from .construct import design_attention, design_weights, sample_vanilla
 from .haar import haar_elements
-from .reference import attention_from_blocks, reference_attention
+from .reference import reference_attention
 
 
 #: Haar samples of a compact group that `verify_design` checks equivariance under
@@ -32,26 +33,28 @@ MAX_VERIFY_BYTES = 1 << 30
 
 def verify_memory(problem: Problem, design: Design) -> tuple[int, int]:
     """(estimated peak bytes, index of the orbit that needs the most) of `verify_design`,
-    computed from the sizes alone (nothing is built). Per scenario, float64, n = dim V:
+    computed from the sizes alone (nothing is built). Per scenario, float64, n = dim V,
+    r = min(n, H d) (the largest row space of a demand):
 
-    * the group matrices ``|G| n^2`` and one isotypic basis ``n^2`` per subgroup class in use
-      (at most ``min(#classes, H + #orbits)``);
-    * the vanilla sample: ``M_j``, ``R_j`` per cluster orbit (``2 H n^2``), its per-head
-      weights twice (``8 H d n``);
-    * the construction: five ``n^2`` targets, the stacked value rows Ŵv
-      (``rows <= Σ_i heads_i dim W_i``, every host at every coset) and the least-norm
-      solve's copies (``3 rows n + 2 max(n, rows) n``), the design weights ``4 Σ dim W_i n``
-      and their expansion to heads ``4 rows n``, a Hom element ``3 max dim W n``.
+    * the group matrices ``|G| n^2``, and per subgroup class in use (at most
+      ``min(#classes, H + #orbits)``) its isotypic basis and that basis grouped by slots
+      (``2 n^2``); one ``n^2`` isotypic block of a demand and its SVD (``2 n^2``);
+    * the vanilla sample: its per-head weights twice (``8 H d n``), the factors of M_j, R_j,
+      of a demand's orbit sum and of its conjugate (``6 H d n``);
+    * the construction: a demand's row-space basis, its move by rho(a)^T and the slot
+      columns moved to each coset of the largest index ``[G:K]`` (``([G:K] + 3) r n``), the
+      design weights ``4 Σ dim W_i n`` and a host's random K-map, polar factor and projection
+      (``3 max dim W n``).
 
     Linear in Σ dim W and quadratic only in dim V (never ``p · dim W · dim V``: no Hom basis is
-    formed). Example: C2, V = A + B, one orbit (C2, 1000xB): about 0.2 MB."""
+    formed, no head is expanded). Example: C2, V = A + B, one orbit (C2, 1000xB): about 0.1 MB."""
     n = problem.dim_v
     H, d = problem.heads, problem.head_dim
-    rows = sum(o.heads * o.head_dim for o in design.orbits)
     widths = [o.head_dim for o in design.orbits] or [0]
+    index = max((problem.group.order // o.sub.order for o in design.orbits), default=1)
     classes = min(len(problem.group.subgroup_classes), H + len(design.orbits))
-    squares = (problem.group.order + classes + 2 * H + 5) * n * n
-    lines = (8 * H * d + 3 * rows + 2 * max(n, rows) + 4 * sum(widths) + 4 * rows + 3 * max(widths)) * n
+    squares = (problem.group.order + 2 * classes + 2) * n * n
+    lines = (14 * H * d + (index + 3) * min(n, H * d) + 4 * sum(widths) + 3 * max(widths)) * n
     need = 8 * (squares + lines)
     where = max(range(len(design.orbits)), key=lambda i: design.orbits[i].heads * widths[i], default=-1)
     return need, where
@@ -113,13 +116,23 @@ def check_matrices(problem: Problem, samples: int, rng: np.random.Generator, kin
 
 
 def equivariance_error(problem: Problem, f, X: np.ndarray, rho: np.ndarray | None = None) -> float:  # noqa: ANN001
-    """max_g |f(X rho(g)^T) - f(X) rho(g)^T| / |f(X)| over `rho` (default: all of G)."""
+    """max_g |f(X rho(g)^T) - f(X) rho(g)^T| / |f(X)| over `rho` (default: all of G).
+
+    ``f`` takes a stack of sequences ``(..., N, n)``: all the moved inputs go through it in
+    one call (a chunk of at most EQUIVARIANCE_CHUNK elements at a time)."""
     y = f(X)
     scale = max(np.abs(y).max(), 1e-300)
+    rho = problem.rho if rho is None else rho
     worst = 0.0
-    for r in problem.rho if rho is None else rho:
-        worst = max(worst, float(np.abs(f(X @ r.T) - y @ r.T).max() / scale))
+    for lo in range(0, len(rho), EQUIVARIANCE_CHUNK):
+        r = rho[lo : lo + EQUIVARIANCE_CHUNK]
+        rt = np.swapaxes(r, 1, 2)
+        worst = max(worst, float(np.abs(f(X @ rt) - y @ rt).max() / scale))
     return worst
+
+
+#: group elements whose moved inputs `equivariance_error` evaluates in one call
+EQUIVARIANCE_CHUNK = 64
 
 
 def verify_scenario(problem: Problem, design: Design, c: Clustering, result, rng: np.random.Generator, tokens: int = 5,  # noqa: ANN001
@@ -134,39 +147,114 @@ def verify_scenario(problem: Problem, design: Design, c: Clustering, result, rng
 
     eq = equivariance_error(problem, vanilla, X, rho)
     w = design_weights(problem, design, result, s, c, rng)
-    blocks = expand_design(problem, design, w)
     y0 = vanilla(X)
-    y1 = attention_from_blocks(X, blocks)
+    y1 = design_attention(problem, design, w, X)
     rel = float(np.abs(y1 - y0).max() / max(np.abs(y0).max(), 1e-12))
     if rho is not None:  # a compact group: the design layer too, under the Haar samples
-        eq = max(eq, equivariance_error(problem, lambda x: attention_from_blocks(x, blocks), X, rho))
+        eq = max(eq, equivariance_error(problem, lambda x: design_attention(problem, design, w, x), X, rho))
     return rel, eq
 
 
 def verify_design(problem: Problem, design: Design, seed: int = 0, verdicts: tuple[Verdict, ...] | None = None,
-                  samples: int = HAAR_SAMPLES, kind: str | None = None) -> VerifyReport:
+                  samples: int = HAAR_SAMPLES, kind: str | None = None, jobs: int = 1) -> VerifyReport:
     """Verify every covered clustering's witnesses (SPEC §4.5); for a compact group (or a
-    finite group standing in for `kind`) under F's generators and `samples` Haar samples."""
+    finite group standing in for `kind`) under F's generators and `samples` Haar samples.
+
+    Scenario k draws from its own stream ``default_rng([seed, k])``, so the report does not
+    depend on ``jobs``: with ``jobs > 1`` the scenarios are split over that many forked
+    worker processes (one BLAS thread each), which share the problem's cached isotypic data.
+
+    >>> from eqattn.attention import Problem, Design
+    >>> p = Problem.create("C4", "E1", 2, 1)
+    >>> r = verify_design(p, Design.create(p, [("C2", "B")]))
+    >>> r.scenarios, r.ok
+    (3, True)
+    """
     check_verify_memory(problem, design)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) < 2**32:
         raise InputError("seed", f"must be a whole number from 0 to {2**32 - 1}, got {seed!r}")
-    rng = np.random.default_rng(seed)
+    if isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer)) or not 1 <= int(jobs) <= MAX_JOBS:
+        raise InputError("jobs", f"must be a whole number from 1 to {MAX_JOBS}, got {jobs!r}")
     compact = kind is not None or compact_info(problem.group) is not None
     rho = check_matrices(problem, samples, np.random.default_rng([int(seed), 1]), kind) if compact else None
     verdicts = verdicts if verdicts is not None else check_coverage(problem, design)
-    worst = 0.0
-    worst_eq = 0.0
-    n_c = n_s = 0
-    for v in verdicts:
-        if not v.covered:
-            continue
-        n_c += 1
-        for r in v.witnesses:
-            rel, eq = verify_scenario(problem, design, v.clustering, r, rng, rho=rho)
-            worst = max(worst, rel)
-            worst_eq = max(worst_eq, eq)
-            n_s += 1
-    return VerifyReport(n_c, n_s, worst, worst_eq, samples if compact else 0)
+    covered = [v for v in verdicts if v.covered]
+    items = [(v.clustering, r) for v in covered for r in v.witnesses]
+    task = (problem, design, items, rho, int(seed))
+    if int(jobs) == 1 or len(items) < 2:
+        results = _run_scenarios(task, range(len(items)))
+    else:
+        results = _run_parallel(task, int(jobs))
+    worst = max((rel for rel, _ in results), default=0.0)
+    worst_eq = max((eq for _, eq in results), default=0.0)
+    return VerifyReport(len(covered), len(items), worst, worst_eq, samples if compact else 0)
+
+
+#: the most worker processes `verify_design` starts
+MAX_JOBS = 256
+
+
+def _run_scenarios(task: tuple, ks) -> list[tuple[float, float]]:  # noqa: ANN001
+    problem, design, items, rho, seed = task
+    out = []
+    for k in ks:
+        c, r = items[k]
+        out.append(verify_scenario(problem, design, c, r, np.random.default_rng([seed, 2, k]), rho=rho))
+    return out
+
+
+def _child(task: tuple, ks: list[int], send) -> None:  # noqa: ANN001
+    """A forked worker: its chunk's results (or the exception) through the pipe."""
+    try:  # the processes are the parallelism: one BLAS thread each
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(1)
+    except ImportError:  # pragma: no cover - threadpoolctl comes with scipy's usual installs
+        pass
+    try:
+        send.send((True, _run_scenarios(task, ks)))
+    except Exception as e:  # noqa: BLE001 - re-raised in the parent
+        send.send((False, e))
+    finally:
+        send.close()
+
+
+def _run_parallel(task: tuple, jobs: int) -> list[tuple[float, float]]:
+    """The scenarios in interleaved chunks over ``jobs`` forked processes (fork: the problem,
+    its caches and the witnesses are inherited, only the results come back)."""
+    import multiprocessing as mp
+
+    problem, design = task[0], task[1]
+    for o in design.orbits:  # build the shared caches once, before forking
+        problem_hom(problem, o.sub, o.W)
+    n = len(task[2])
+    chunks = [list(range(i, n, jobs)) for i in range(min(jobs, n))]
+    ctx = mp.get_context("fork")
+    procs = []
+    try:
+        for ks in chunks:
+            recv, send = ctx.Pipe(duplex=False)
+            proc = ctx.Process(target=_child, args=(task, ks, send), daemon=True)
+            proc.start()
+            send.close()
+            procs.append((proc, recv))
+        results: list = [None] * n
+        for ks, (proc, recv) in zip(chunks, procs):
+            try:
+                ok, part = recv.recv()
+            except EOFError:
+                raise RuntimeError(f"a verify worker died (exit code {proc.join() or proc.exitcode})") from None
+            if not ok:
+                raise part
+            for k, res in zip(ks, part):
+                results[k] = res
+        return results
+    finally:
+        for proc, recv in procs:
+            recv.close()
+            if proc.is_alive():
+                proc.terminate()
+            proc.join()
 
 
 def verify_clustering(problem: Problem, design: Design, clustering: int, seed: int = 0) -> dict:

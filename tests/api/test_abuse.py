@@ -53,9 +53,9 @@ def test_verify_memory_is_refused_up_front():
     p = Problem.create("C2", "512xA + 512xB", 1, 1)
     d = Design.create(p, [("C2", "A")] + [("C2", "4096xB")] * 8)
     need, where = verify_memory(p, d)
-    n, rows = 1024, 1 + 8 * 4096  # the estimate's formula (verify_memory's docstring)
-    squares = (2 + 2 + 2 + 5) * n * n
-    lines = (8 + 3 * rows + 2 * rows + 4 * rows + 4 * rows + 3 * 4096) * n
+    n, widths = 1024, 1 + 8 * 4096  # the estimate's formula (verify_memory's docstring)
+    squares = (2 + 2 * 2 + 2) * n * n  # |G|, two per subgroup class in use, a demand's block
+    lines = (14 * 1 * 1 + (1 + 3) * 1 + 4 * widths + 3 * 4096) * n  # sample, row space, weights, a host
     assert where == 1 and need == 8 * (squares + lines)
     with pytest.raises(LimitError) as e:
         verify_design(p, d)

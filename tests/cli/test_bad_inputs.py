@@ -22,6 +22,8 @@ CASES = [
     (["verify", *P, "--seed", "abc"], "seed", "from 0 to"),
     (["verify", *P, "--seed", "4294967296"], "seed", "from 0 to"),
     (["verify", *P, "--seed", "9" * 40], "seed", "from 0 to"),
+    (["verify", *P, "--jobs", "0"], "jobs", "from 1 to 256"),
+    (["verify", *P, "-j", "x"], "jobs", "from 1 to 256"),
     (["serve", "--port", "99999"], "port", "from 1 to 65535"),
     (["serve", "--port", "abc"], "port", "from 1 to 65535"),
     (["serve", "--port", "0"], "port", "from 1 to 65535"),
