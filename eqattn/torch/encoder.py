@@ -83,7 +83,7 @@ def _design(V: Rep, nhead: Any, head_dim: int | None, time_limit: float | None) 
         if p.group.name != V.sub.group.name or tuple(p.V.mults) != tuple(V.mults):
             raise ValueError(f"the design is for {p.group.name} on {p.V}; d_model is {V.sub.group.name} on {V}")
         return nhead, "given"
-    nhead = whole_number(nhead, "nhead (a head count, or an eqattn design)")
+    nhead = whole_number(nhead, "nhead")
     from eqattn.attention import Problem
     from eqattn.optimize import optimize
 
@@ -136,7 +136,7 @@ class EquivariantTransformerEncoderLayer(SharesGroupData, nn.Module):
             inner = self.activation.in_rep
         else:
             copies = dim_feedforward if dim_feedforward is not None else math.ceil(4 * V.dim / G.order)
-            copies = whole_number(copies, "dim_feedforward (a count of regular copies, or a representation)")
+            copies = whole_number(copies, "dim_feedforward")
             self.activation = PointwiseNonlinearity(G, copies, activation=activation, **kw)
             hidden = inner = self.activation.rep
         self.hidden_rep = hidden

@@ -349,7 +349,7 @@ class EquivariantAttention(ExactBuffers):
     # ----- group ---------------------------------------------------------------------------
     def group_action(self, g: int) -> torch.Tensor:
         """``rho(g)`` as a ``(dim V, dim V)`` tensor (module dtype and device), ``g in range(|G|)``."""
-        g = whole_number(g, "g (a group element index)", 0, self.group_order - 1)
+        g = whole_number(g, "g", 0, self.group_order - 1)
         return self.group_matrices_w[int(g)].clone()
 
     # ----- forward -------------------------------------------------------------------------
