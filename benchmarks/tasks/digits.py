@@ -33,7 +33,7 @@ from benchmarks.tasks import designs as dz  # noqa: E402
 from benchmarks.tasks import harness  # noqa: E402
 from benchmarks.tasks.symmetry import task_group  # noqa: E402
 
-FULL = harness.Budget(epochs=10, batch=50, lr=5e-3)
+FULL = harness.Budget(epochs=25, batch=50, lr=5e-3)
 QUICK = harness.Budget(epochs=2, batch=50, lr=2e-3)
 SPLIT, QUICK_SPLIT = (1000, 297, 500), (200, 50, 100)
 GROUPS = ("C4", "D4")

@@ -31,7 +31,7 @@ from benchmarks.tasks import harness  # noqa: E402
 from benchmarks.tasks.nbody_sim import Recipe, dataset, statistics  # noqa: E402
 from benchmarks.tasks.symmetry import task_group  # noqa: E402
 
-FULL = harness.Budget(epochs=5, batch=100, lr=3e-3)
+FULL = harness.Budget(epochs=12, batch=100, lr=2e-3)
 QUICK = harness.Budget(epochs=2, batch=50, lr=2e-3)
 SIZES, QUICK_SIZES = (3000, 2000, 2000), (150, 50, 50)
 GROUPS = ("Oh", "D4h")
