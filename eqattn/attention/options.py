@@ -17,7 +17,7 @@ from ..groups import SubgroupClass
 from ..reps import Rep, conjugate_character, decompose, induce_character, irreps_of
 from .problem import Problem
 from .stabilisers import stabilisers
-from .supports import reduced_problem, supports_of
+from .supports import supports_of
 
 MAX_OPTIONS = 20000
 
@@ -71,7 +71,8 @@ class OptionTable:
 
     def __init__(self, problem: Problem) -> None:
         self.problem = problem
-        self._kbar: dict[tuple[int, tuple[int, ...]], tuple[int, int, np.ndarray]] = {}
+        self._induced: dict[tuple[int, int, int], np.ndarray] = {}  # (K, K̄_0, c) -> Ind rows
+        self._degenerate: dict[int, bool] = {}  # K -> some option has K̄ != K
         self._options: dict[tuple[int, int], tuple[Option, ...]] = {}
         self._all: dict[tuple[int, int], tuple[Option, ...]] = {}
 
@@ -130,8 +131,8 @@ class OptionTable:
         >>> option_table(p).induced_irreps(K, 7, 0).tolist()  # Ind A = A1 + B2 + E1, Ind B = A2 + B1 + E1
         [[1, 0, 0, 1, 1], [0, 1, 1, 0, 1]]
         """
-        key = ("ind", K.id, kb_id, c)
-        if key not in self._kbar:
+        key = (K.id, kb_id, c)
+        if key not in self._induced:
             G = self.G
             kb0 = G.subgroup_classes[kb_id]
             Kc = np.sort(G.conj_table[G.inv[c], K.elements])
@@ -140,8 +141,8 @@ class OptionTable:
             for s in range(len(irr)):
                 chi = conjugate_character(G, irr.chars[s], c)
                 rows.append(decompose(kb0, induce_character(G, chi, Kc, kb0.elements), field="internal").mults)
-            self._kbar[key] = np.array(rows, dtype=np.int64)  # type: ignore[assignment]
-        return self._kbar[key]  # type: ignore[return-value]
+            self._induced[key] = np.array(rows, dtype=np.int64)
+        return self._induced[key]
 
     # ----- options -----------------------------------------------------------------------
     def _parts(self, orbit: tuple[int, int]) -> tuple[list, dict]:
@@ -227,12 +228,11 @@ class OptionTable:
         (supports.maximal_supports; theory-scale.md §1), never the profiles themselves."""
         cid, _ = orbit
         K = self.G.subgroup_classes[cid]
-        key = ("degenerate", cid)
-        if key not in self._kbar:
-            self._kbar[key] = any(  # type: ignore[assignment]
+        if cid not in self._degenerate:
+            self._degenerate[cid] = any(
                 self.G.subgroup_classes[self.kbar(K, S)[0]].order != K.order for S in supports_of(self.problem, cid)
             )
-        return self._kbar[key]  # type: ignore[return-value]
+        return self._degenerate[cid]
 
 
 def _pareto(vals: list[tuple[int, ...]]) -> list[tuple[int, ...]]:

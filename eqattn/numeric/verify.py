@@ -16,7 +16,7 @@ from ..attention.clusterings import Clustering
 from ..attention.coverage import Verdict, check_coverage
 from ..attention.design import Design
 from ..attention.problem import Problem
-from ..errors import InputError, LimitError
+from ..errors import InputError, LimitError, whole_number
 from .ambient import ambient_rep, compact_info
 from .action import problem_hom
 from .construct import design_attention, design_weights, sample_vanilla
@@ -160,7 +160,7 @@ def verify_design(problem: Problem, design: Design, seed: int = 0, verdicts: tup
     """Verify every covered clustering's witnesses (SPEC §4.5); for a compact group (or a
     finite group standing in for `kind`) under F's generators and `samples` Haar samples.
 
-    Scenario k draws from its own stream ``default_rng([seed, k])``, so the report does not
+    Scenario k draws from its own stream ``default_rng([seed, 2, k])``, so the report does not
     depend on ``jobs``: with ``jobs > 1`` the scenarios are split over that many forked
     worker processes (one BLAS thread each), which share the problem's cached isotypic data.
 
@@ -173,18 +173,17 @@ def verify_design(problem: Problem, design: Design, seed: int = 0, verdicts: tup
     check_verify_memory(problem, design)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) < 2**32:
         raise InputError("seed", f"must be a whole number from 0 to {2**32 - 1}, got {seed!r}")
-    if isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer)) or not 1 <= int(jobs) <= MAX_JOBS:
-        raise InputError("jobs", f"must be a whole number from 1 to {MAX_JOBS}, got {jobs!r}")
+    jobs = whole_number(jobs, "jobs", 1, MAX_JOBS)
     compact = kind is not None or compact_info(problem.group) is not None
     rho = check_matrices(problem, samples, np.random.default_rng([int(seed), 1]), kind) if compact else None
     verdicts = verdicts if verdicts is not None else check_coverage(problem, design)
     covered = [v for v in verdicts if v.covered]
     items = [(v.clustering, r) for v in covered for r in v.witnesses]
     task = (problem, design, items, rho, int(seed))
-    if int(jobs) == 1 or len(items) < 2:
+    if jobs == 1 or len(items) < 2:
         results = _run_scenarios(task, range(len(items)))
     else:
-        results = _run_parallel(task, int(jobs))
+        results = _run_parallel(task, jobs)
     worst = max((rel for rel, _ in results), default=0.0)
     worst_eq = max((eq for _, eq in results), default=0.0)
     return VerifyReport(len(covered), len(items), worst, worst_eq, samples if compact else 0)
@@ -205,12 +204,9 @@ def _run_scenarios(task: tuple, ks) -> list[tuple[float, float]]:  # noqa: ANN00
 
 def _child(task: tuple, ks: list[int], send) -> None:  # noqa: ANN001
     """A forked worker: its chunk's results (or the exception) through the pipe."""
-    try:  # the processes are the parallelism: one BLAS thread each
-        from threadpoolctl import threadpool_limits
+    from threadpoolctl import threadpool_limits
 
-        threadpool_limits(1)
-    except ImportError:  # pragma: no cover - threadpoolctl comes with scipy's usual installs
-        pass
+    threadpool_limits(1)  # the processes are the parallelism: one BLAS thread each
     try:
         send.send((True, _run_scenarios(task, ks)))
     except Exception as e:  # noqa: BLE001 - re-raised in the parent
@@ -243,7 +239,8 @@ def _run_parallel(task: tuple, jobs: int) -> list[tuple[float, float]]:
             try:
                 ok, part = recv.recv()
             except EOFError:
-                raise RuntimeError(f"a verify worker died (exit code {proc.join() or proc.exitcode})") from None
+                proc.join()
+                raise RuntimeError(f"a verify worker died (exit code {proc.exitcode})") from None
             if not ok:
                 raise part
             for k, res in zip(ks, part):
@@ -271,7 +268,6 @@ def verify_clustering(problem: Problem, design: Design, clustering: int, seed: i
     """
     from ..attention.clusterings import clusterings
     from ..attention.coverage import check_clustering
-    from ..errors import InputError
 
     cl = clusterings(problem)
     if not 0 <= clustering < len(cl):

@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass
 
 from ..attention import Design, Problem, check_coverage
-from ..errors import InputError, LimitError
+from ..errors import InputError, LimitError, whole_number
 from ..attention.coverage import uses_symbolic
 from .budget import Budget
 from .budgeted import BudgetProgram
@@ -101,8 +101,7 @@ def partial_coverage(problem: Problem, time_limit: float | None = None, *, max_h
     tl = DEFAULT_TIME_LIMIT if time_limit is None else float(time_limit)
     if engine not in ENGINES:
         raise InputError("engine", f"one of {', '.join(ENGINES)}, got {engine!r}")
-    if work_limit is not None and (isinstance(work_limit, bool) or not isinstance(work_limit, int) or work_limit < 1):
-        raise InputError("work_limit", f"must be a whole number >= 1, got {work_limit!r}")
+    work_limit = None if work_limit is None else whole_number(work_limit, "work_limit")
     prog = None
     if engine == "program" or (engine == "auto" and work_limit is None and not uses_symbolic(problem)):
         prog, exact = _program(problem, limits, engine == "program")
