@@ -58,22 +58,7 @@ class BlockAction:
 
     def left(self, g: int, X: np.ndarray, transpose: bool = False) -> np.ndarray:
         """``rho(g) @ X`` (``rho(g)^T @ X`` with ``transpose``) for ``X (n, k)``."""
-        out = np.empty(X.shape, dtype=np.float64)
-        k = X.shape[1]
-        for off, m, d in self.segments:
-            D = self.rho[g, off : off + d, off : off + d]
-            if transpose:
-                D = D.T
-            seg = X[off : off + m * d].reshape(m, d, k)
-            dst = out[off : off + m * d].reshape(m, d, k)
-            if d <= SMALL_BLOCK:  # d^2 scaled adds over the m copies (no per-copy matmul)
-                for a in range(d):
-                    np.multiply(seg[:, 0], D[a, 0], out=dst[:, a])
-                    for b in range(1, d):
-                        dst[:, a] += D[a, b] * seg[:, b]
-            else:
-                np.matmul(D, seg, out=dst)
-        return out
+        return self.left_many((g,), X, transpose)[0]
 
     def left_many(self, gs, X: np.ndarray, transpose: bool = False) -> np.ndarray:  # noqa: ANN001
         """``[rho(g) @ X for g in gs]`` (``rho(g)^T`` with ``transpose``) as ``(len(gs), n, k)``:
