@@ -274,13 +274,19 @@ async function verify(id) {
 
 // One clustering's detail (POST /api/coverage/detail) when the coverage answer left it out;
 // it replaces the verdict-only entry while the design is still the one that was checked.
+// The drawer is drawn again whenever the page changes; a request already on its way for the
+// same clustering and coverage answer is kept, not restarted.
 let detailCtl = null;
+let detailFor = null;
 async function loadDetail(id) {
-  detailCtl?.abort();
-  detailCtl = new AbortController();
   const key = model.cvKey;
+  const want = `${key}|${id}`;
+  if (detailCtl && detailFor === want) return;
+  detailCtl?.abort();
+  const ctl = detailCtl = new AbortController();
+  detailFor = want;
   try {
-    const full = await api.coverageDetail({ ...designBody(), clustering: id }, detailCtl.signal);
+    const full = await api.coverageDetail({ ...designBody(), clustering: id }, ctl.signal);
     if (model.cvKey !== key) return;
     model.coverageById.set(id, full);
     if (model.state.sel === id) renderExplain();
@@ -288,5 +294,7 @@ async function loadDetail(id) {
     if (e?.name === "AbortError") return;
     const el = $("detail-loading");
     if (el) el.textContent = `Could not load this clustering's detail: ${e?.message ?? e}`;
+  } finally {
+    if (detailCtl === ctl) { detailCtl = null; detailFor = null; }
   }
 }
