@@ -27,14 +27,15 @@ def widening_report(problem: Problem, time_limit: float | None = None) -> dict:
 
 def partial_report(problem: Problem, time_limit: float | None = None, *, max_heads: int | None = None,
                    max_head_dim: int | None = None, max_cost: int | None = None,
-                   curve_to: int | None = None, work_limit: int | None = None) -> dict:
+                   curve_to: int | None = None, work_limit: int | None = None, engine: str = "auto") -> dict:
     """`{"partial": {covered, of, status, upper_bound, uncovered, ...}, "design_params",
     "orbits", "heads_total", "max_head_dim", "attention_cost", ...}`; with `curve_to`, also
     `"curve"`: the covered clusterings for attention-cost budgets from H d to `curve_to`
-    (half the time limit goes to the curve). `work_limit`: the partial question's (a
-    deterministic limit, partial_coverage)."""
+    (half the time limit goes to the curve). `work_limit` and `engine`: the partial question's
+    (a deterministic limit; "auto", "program" or "search": partial_coverage)."""
     share = None if time_limit is None else (time_limit / 2 if curve_to else time_limit)
-    r = partial_coverage(problem, share, max_heads=max_heads, max_head_dim=max_head_dim, max_cost=max_cost, work_limit=work_limit)
+    r = partial_coverage(problem, share, max_heads=max_heads, max_head_dim=max_head_dim, max_cost=max_cost, work_limit=work_limit,
+                         engine=engine)
     d = r.design
     out = {
         **problem.to_json(),

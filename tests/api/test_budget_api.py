@@ -48,3 +48,24 @@ def test_optimize_takes_a_cost_budget(client):
     r = client.post("/api/optimize", json={**body, "max_cost": 2})
     data = r.json()
     assert data["status"] == "optimal" and data["attention_cost"] <= 2 and data["design_params"] == 8
+
+
+def test_partial_endpoint_takes_the_engine_and_a_work_limit(client):
+    """/api/partial passes `engine` and `work_limit` to partial_coverage (the names of its
+    keywords): the search engine under a work limit of 1 stops there and says so, with the
+    honest bound 5 of 5; unlimited, it proves that nothing within 2 heads of dimension 2
+    covers a clustering of D4 2×regular H2 d2."""
+    body = {"group": "D4", "rep": "2xregular", "heads": 2, "head_dim": 2, "max_heads": 2, "max_head_dim": 2,
+            "time_limit": 30}
+    r = client.post("/api/partial", json={**body, "engine": "search", "work_limit": 1})
+    assert r.status_code == 200, r.text
+    part = r.json()["partial"]
+    assert (part["engine"], part["stopped_by"], part["status"], part["upper_bound"]) == ("search", "work_limit", "feasible", 5)
+    part = client.post("/api/partial", json={**body, "engine": "search"}).json()["partial"]
+    assert (part["engine"], part["stopped_by"], part["status"], part["upper_bound"]) == ("search", None, "optimal", 0)
+    part = client.post("/api/partial", json={"group": "C4", "rep": "E1", "heads": 2, "head_dim": 1, "max_heads": 1,
+                                             "engine": "program"}).json()["partial"]
+    assert (part["engine"], part["covered"], part["status"]) == ("program", 2, "optimal")
+    for bad, field in (({"engine": "simplex"}, "engine"), ({"work_limit": 0}, "work_limit")):
+        r = client.post("/api/partial", json={**body, **bad})
+        assert r.status_code == 422 and r.json()["field"] == field, r.text

@@ -3,15 +3,16 @@
 past the request's `time_limit`).
 
 Bodies: the problem, `time_limit` (seconds, default 30) and, for /api/partial, the budget
-`max_heads` / `max_head_dim` / `max_cost` (at least one) and `curve` (also the covered
-clusterings as the cost budget grows to the least widening). Answers: `front_report`,
+`max_heads` / `max_head_dim` / `max_cost` (at least one), `curve` (also the covered
+clusterings as the cost budget grows to the least widening), `engine` and `work_limit` (the
+names of `eqattn.partial_coverage`'s keywords and of the CLI's `--work-limit`). Answers: `front_report`,
 `widening_report`, `partial_report` (the JSON `eqattn front / widening / optimize
 --partial --json` print).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field
@@ -38,6 +39,10 @@ class PartialIn(BudgetIn):
     max_head_dim: int | None = Field(default=None, ge=1, le=4096, description="every head of at most this dimension")
     max_cost: int | None = Field(default=None, ge=1, le=10**7, description="attention cost (Σ heads × head dim) at most this")
     curve: bool = Field(default=False, description="also the covered clusterings as the cost budget grows to the least widening")
+    engine: Literal["auto", "program", "search"] = Field(
+        default="auto", description="the budget program over every orbit type, the search over subsets of the clusterings, or auto")
+    work_limit: int | None = Field(default=None, ge=1, le=10**9,
+                                   description="a deterministic limit (solver nodes over the whole call): the same answer on any machine")
 
 
 class BudgetOut(BaseModel):
@@ -59,14 +64,15 @@ def widening_work(group: str, rep: str, heads: int, head_dim: int, search_limit:
 
 
 def partial_work(group: str, rep: str, heads: int, head_dim: int, search_limit: float, max_heads: int | None,
-                 max_head_dim: int | None, max_cost: int | None, curve: bool) -> dict:
+                 max_head_dim: int | None, max_cost: int | None, curve: bool, engine: str = "auto",
+                 work_limit: int | None = None) -> dict:
     from ...optimize.reports import partial_report
     from ...optimize.widening import least_widening
 
     p = _problem(group, rep, heads, head_dim)
     curve_to = least_widening(p, search_limit / 3).min_attention_cost.value if curve else None
     return partial_report(p, search_limit * (2 / 3 if curve else 1), max_heads=max_heads, max_head_dim=max_head_dim,
-                          max_cost=max_cost, curve_to=curve_to)
+                          max_cost=max_cost, curve_to=curve_to, engine=engine, work_limit=work_limit)
 
 
 async def _run(engine: Any, request: Request, body: BudgetIn, fn: Any, *extra: Any) -> dict:
@@ -93,4 +99,5 @@ async def widening(body: BudgetIn, engine: EngineDep, request: Request) -> dict:
 @router.post("/api/partial", response_model=BudgetOut, responses=ERRORS)
 async def partial(body: PartialIn, engine: EngineDep, request: Request) -> dict:
     """The design within the budget that covers the most clusterings, then has the fewest parameters."""
-    return await _run(engine, request, body, partial_work, body.max_heads, body.max_head_dim, body.max_cost, body.curve)
+    return await _run(engine, request, body, partial_work, body.max_heads, body.max_head_dim, body.max_cost, body.curve,
+                      body.engine, body.work_limit)
