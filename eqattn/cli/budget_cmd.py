@@ -26,6 +26,10 @@ def _seconds(value: object) -> float | None:
     return tl
 
 
+#: `--engine` choices that choose the partial question's engine (partial_coverage's `engine`)
+PARTIAL_ENGINES = ("program", "search")
+
+
 def _bound(value: object, field: str) -> int | None:
     return None if value is None else whole_number(value, field, text=True)
 
@@ -110,7 +114,11 @@ def run_partial(args: argparse.Namespace) -> int:
     if args.curve:
         w = least_widening(problem, None if tl is None else tl / 3)
         curve_to = w.min_attention_cost.value
-    data = partial_report(problem, tl, curve_to=curve_to, work_limit=_bound(getattr(args, "work_limit", None), "work_limit"), **kw)
+    engine = getattr(args, "engine", "auto")
+    if engine not in ("auto",) + PARTIAL_ENGINES:
+        raise InputError("engine", f"with --partial: auto, program or search (got {engine}, an engine of the coverage checker)")
+    data = partial_report(problem, tl, curve_to=curve_to, work_limit=_bound(getattr(args, "work_limit", None), "work_limit"),
+                          engine=engine, **kw)
     if args.json:
         print(json.dumps(data, indent=2))
         return 0

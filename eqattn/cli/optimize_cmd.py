@@ -23,10 +23,10 @@ import time
 from contextlib import contextmanager
 from typing import Iterator
 
-from ..errors import LimitError
+from ..errors import InputError, LimitError
 from ..optimize.optimizer import DEFAULT_TIME_LIMIT, MAX_TIME_LIMIT
 from ..optimize.solver import BACKENDS
-from .budget_cmd import add_partial_flags, run_partial
+from .budget_cmd import PARTIAL_ENGINES, add_partial_flags, run_partial
 
 
 class _ProgressLine:
@@ -88,8 +88,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:  # noqa: ANN001
     )
     p.add_argument("--solver", default="highs", choices=BACKENDS, help="integer programming solver (default highs)")
     p.add_argument(
-        "--engine", default="auto", choices=("auto", "enumerate", "symbolic"),
-        help="auto (default): symbolic past the atlas sizes; enumerate: scenarios listed up front; symbolic: from counterexamples",
+        "--engine", default="auto", choices=("auto", "enumerate", "symbolic", "program", "search"),
+        help="auto (default): symbolic past the atlas sizes; enumerate: scenarios listed up front; symbolic: from "
+             "counterexamples; with --partial: auto, program (one indicator per clustering) or search (subsets of the clusterings)",
     )
     p.add_argument("--no-constrained", dest="constrained", action="store_false", help="skip the constrained-vanilla question")
     p.add_argument("--json", action="store_true", help="machine-readable output")
@@ -166,6 +167,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.partial:
         return run_partial(args)
+    if args.engine in PARTIAL_ENGINES:
+        raise InputError("engine", f"{args.engine} is an engine of --partial; without it: auto, enumerate or symbolic")
     total = _total_seconds(args.time_limit)
     bar = _ProgressLine()
     start = time.monotonic()

@@ -57,3 +57,23 @@ def test_optimize_partial_past_the_budget_program(capsys):
     part = data["partial"]
     assert (part["covered"], part["of"], part["status"], part["upper_bound"], part["engine"]) == (1, 5, "optimal", 1, "search")
     assert part["params_proven"] and data["design_params"] == 512 and data["attention_cost"] <= 32
+
+
+def test_optimize_partial_takes_the_engine(capsys):
+    """`--engine program|search` with `--partial` is partial_coverage's `engine` (the JSON
+    field of the same name says which ran); the checker's engines are refused there, and the
+    partial engines without --partial, in one line each naming the field."""
+    base = ["optimize", "-G", "D4", "-V", "E1", "-H", "2", "-d", "2", "--max-heads", "2", "--max-head-dim", "2", "--partial", "--json"]
+    for engine in ("program", "search"):
+        assert main(base + ["--engine", engine]) == 0
+        part = json.loads(capsys.readouterr().out)["partial"]
+        assert (part["engine"], part["covered"], part["of"], part["status"]) == (engine, 2, 5, "optimal")
+    assert main(base + ["--engine", "search", "--work-limit", "1"]) == 0
+    part = json.loads(capsys.readouterr().out)["partial"]
+    assert (part["stopped_by"], part["status"]) == ("work_limit", "feasible")
+    assert main(base + ["--engine", "symbolic"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: engine:") and "auto, program or search" in err and len(err.strip().splitlines()) == 1
+    assert main(["optimize", "-G", "C4", "-V", "E1", "-H", "2", "-d", "1", "--engine", "search"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: engine:") and "--partial" in err and len(err.strip().splitlines()) == 1
