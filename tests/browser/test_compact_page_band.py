@@ -148,3 +148,23 @@ def test_typing_in_a_card_keeps_the_focus_when_the_band_changes(page):
     expect(page.get_by_label("orbit 1: multiplicity of 1o of O3")).to_have_value("1")
     page.keyboard.press("ArrowUp")  # typing goes on in the same box
     expect(page.get_by_label("orbit 1: multiplicity of 1o of O3")).to_have_value("2")
+
+
+def test_the_generators_legend_follows_the_band_when_its_group_comes_after_the_clusterings(page):
+    """The clusterings may be drawn before the group for V's band arrives (a loaded machine):
+    their legend first names the default band's stand-in Ih, and must name Oh, V's band l <= 1,
+    once that group is in (it kept saying Ih)."""
+    import time
+
+    from playwright.sync_api import expect
+
+    def slow(route):  # the band's answer comes after the clusterings
+        time.sleep(1.5)
+        route.continue_()
+
+    page.route(re.compile(r".*/api/group\?.*rep=.*"), slow)
+    _open(page, f"g=O3&v={quote('2x0e + 1x1o')}&h=2&d=1&o=1:0e&o=1:0e&view=coverage")
+    legend = page.locator("#gen-legend")
+    expect(legend).to_contain_text("how the generators of Ih (G's finite stand-in")
+    expect(legend).to_contain_text("how the generators of Oh (G's finite stand-in; SO3, the rotations, fixes every cluster) permute")
+    expect(page.locator("#group-info")).to_contain_text("computed on its finite subgroup Oh")

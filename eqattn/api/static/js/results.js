@@ -8,7 +8,7 @@ import { model, PAGE, designBody, problemBody, subName } from "./store.js";
 import { problemKey, designKey } from "./state.js";
 import { setErrors, errorsOf } from "./errors.js";
 import { replace } from "./history.js";
-import { abortable } from "./vanilla.js";
+import { abortable, renderGenLegend } from "./vanilla.js";
 import { clusteringSvg } from "./draw.js";
 import { $, h, plural, startProgress } from "./util.js";
 import { renderExplain, hideExplain } from "./explain.js";
@@ -172,14 +172,7 @@ export function renderClusterings() {
       : "Pick a group first." }));
     return;
   }
-  const gens = model.group?.generators || [];
-  const c = model.group?.compact;
-  // a compact group: the generators are its finite stand-in's; the rotations among them fix
-  // every cluster (docs/theory-continuous.md, Lemma 1)
-  const whose = c ? `the generators of ${c.stand_in} (G's finite stand-in; ${c.identity_component}, the rotations, fixes every cluster)` : "G's generators";
-  $("gen-legend").textContent = gens.length
-    ? `Under each orbit: how ${whose} permute its numbered clusters (${gens.map((g) => `${g.letter} = ${g.description}`).join("; ")}).`
-    : "";
+  renderGenLegend();
   const all = cls.clusterings;
   const tokens = model.state.filter.toLowerCase().split(/\s+/).filter(Boolean);
   const filtered = all.filter((cl) => matches(cl, tokens));

@@ -105,6 +105,20 @@ export function useGroup(g) {
   renderIrreps();
 }
 
+// The legend of the clusterings' drawings: whose generators permute the numbered clusters. It
+// follows model.group, so followBand redraws it when the group for V's band arrives after the
+// clusterings were drawn (a compact group's stand-in changes with the band).
+export function renderGenLegend() {
+  const gens = model.group?.generators || [];
+  const c = model.group?.compact;
+  // a compact group: the generators are its finite stand-in's; the rotations among them fix
+  // every cluster (docs/theory-continuous.md, Lemma 1)
+  const whose = c ? `the generators of ${c.stand_in} (G's finite stand-in; ${c.identity_component}, the rotations, fixes every cluster)` : "G's generators";
+  $("gen-legend").textContent = gens.length
+    ? `Under each orbit: how ${whose} permute its numbered clusters (${gens.map((g) => `${g.letter} = ${g.description}`).join("; ")}).`
+    : "";
+}
+
 // A compact group is computed on the finite stand-in for the band V names (l <= 1 on Oh,
 // l <= 2 on Ih; E_k up to V's k on C_n / D_n): once V is valid, the page takes the server's
 // group for that V (GET /api/group with the rep), so the palette and the cards offer exactly
@@ -131,6 +145,7 @@ export async function followBand() {
     renderIrreps();
     renderPalette();
     renderCards();
+    if (model.clusterings) renderGenLegend();
   });
 }
 
