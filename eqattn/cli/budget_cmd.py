@@ -26,10 +26,6 @@ def _seconds(value: object) -> float | None:
     return tl
 
 
-#: `--engine` choices that choose the partial question's engine (partial_coverage's `engine`)
-PARTIAL_ENGINES = ("program", "search")
-
-
 def _bound(value: object, field: str) -> int | None:
     return None if value is None else whole_number(value, field, text=True)
 
@@ -103,6 +99,7 @@ def run_widening(args: argparse.Namespace) -> int:
 
 def run_partial(args: argparse.Namespace) -> int:
     """`eqattn optimize ... --partial`."""
+    from ..optimize.partial import ENGINES as PARTIAL_ENGINES
     from ..optimize.reports import partial_report
     from ..optimize.widening import least_widening
 
@@ -115,8 +112,8 @@ def run_partial(args: argparse.Namespace) -> int:
         w = least_widening(problem, None if tl is None else tl / 3)
         curve_to = w.min_attention_cost.value
     engine = getattr(args, "engine", "auto")
-    if engine not in ("auto",) + PARTIAL_ENGINES:
-        raise InputError("engine", f"with --partial: auto, program or search (got {engine}, an engine of the coverage checker)")
+    if engine not in PARTIAL_ENGINES:
+        raise InputError("engine", f"with --partial: one of {', '.join(PARTIAL_ENGINES)} (got {engine}, an engine of the coverage checker)")
     data = partial_report(problem, tl, curve_to=curve_to, work_limit=_bound(getattr(args, "work_limit", None), "work_limit"),
                           engine=engine, **kw)
     if args.json:

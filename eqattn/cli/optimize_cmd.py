@@ -25,8 +25,10 @@ from typing import Iterator
 
 from ..errors import InputError, LimitError
 from ..optimize.optimizer import DEFAULT_TIME_LIMIT, MAX_TIME_LIMIT
+from ..optimize.optimizer import ENGINES as CHECKER_ENGINES
+from ..optimize.partial import ENGINES as PARTIAL_ENGINES
 from ..optimize.solver import BACKENDS
-from .budget_cmd import PARTIAL_ENGINES, add_partial_flags, run_partial
+from .budget_cmd import add_partial_flags, run_partial
 
 
 class _ProgressLine:
@@ -88,7 +90,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:  # noqa: ANN001
     )
     p.add_argument("--solver", default="highs", choices=BACKENDS, help="integer programming solver (default highs)")
     p.add_argument(
-        "--engine", default="auto", choices=("auto", "enumerate", "symbolic", "program", "search"),
+        "--engine", default="auto", choices=CHECKER_ENGINES + tuple(e for e in PARTIAL_ENGINES if e not in CHECKER_ENGINES),
         help="auto (default): symbolic past the atlas sizes; enumerate: scenarios listed up front; symbolic: from "
              "counterexamples; with --partial: auto, program (one indicator per clustering) or search (subsets of the clusterings)",
     )
@@ -167,8 +169,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.partial:
         return run_partial(args)
-    if args.engine in PARTIAL_ENGINES:
-        raise InputError("engine", f"{args.engine} is an engine of --partial; without it: auto, enumerate or symbolic")
+    if args.engine not in CHECKER_ENGINES:
+        raise InputError("engine", f"{args.engine} is an engine of --partial; without it: one of {', '.join(CHECKER_ENGINES)}")
     total = _total_seconds(args.time_limit)
     bar = _ProgressLine()
     start = time.monotonic()

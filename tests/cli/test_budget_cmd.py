@@ -73,7 +73,7 @@ def test_optimize_partial_takes_the_engine(capsys):
     assert (part["stopped_by"], part["status"]) == ("work_limit", "feasible")
     assert main(base + ["--engine", "symbolic"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: engine:") and "auto, program or search" in err and len(err.strip().splitlines()) == 1
+    assert err.startswith("error: engine:") and "with --partial: one of auto, program, search (got symbolic" in err and len(err.strip().splitlines()) == 1
     assert main(["optimize", "-G", "C4", "-V", "E1", "-H", "2", "-d", "1", "--engine", "search"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: engine:") and "--partial" in err and len(err.strip().splitlines()) == 1
+    assert err.startswith("error: engine:") and "without it: one of auto, enumerate, symbolic" in err and len(err.strip().splitlines()) == 1

@@ -8,8 +8,11 @@ import math
 
 import numpy as np
 
+from eqattn.attention.options import maximal_profiles
 from eqattn.groups import get_group
+from eqattn.groups.compact import CompactInfo
 from eqattn.groups.finite_group import FiniteGroup
+from eqattn.reps import decompose, irreps_of, parse_rep
 from eqattn.reps.characters import real_characters
 
 
@@ -19,21 +22,21 @@ def _rotation_z(theta: float) -> np.ndarray:
 
 
 def test_degree_3_splits_on_the_icosahedral_group_as_t2_plus_g() -> None:
-    """§8's smallest example: 3|I has two constituents, of dimensions 3 and 4."""
+    """§8's smallest example: 3|I = T2 + G, and on I the profile T2 is the one M-option of
+    dimension <= 3 (SPEC §4.1), while SO(3)'s only irrep in V has dimension 7."""
     I = get_group("I")
+    top = I.subgroup_classes[-1]
+    irr = irreps_of(top)
     chi3 = np.array([_chi_l(3, g) for g in I.matrices])
-    found = []
-    for c in real_characters(I):
-        m = float(np.real(c.values) @ chi3) / (I.order * {"real": 1, "complex": 2, "quaternionic": 4}[c.type])
-        if round(m):
-            found.append((c.dim, round(m)))
-    assert sorted(found) == [(3, 1), (4, 1)]
+    assert decompose(top, chi3).mults == parse_rep("T2 + G", top).mults
+    V = parse_rep("T2 + G", top)
+    assert [p.mults for p in maximal_profiles(V, 3)] == [parse_rep("T2", top).mults]
+    assert irr.dims.tolist() == [1, 3, 3, 4, 5]
 
 
 def _chi_l(l: int, g: np.ndarray) -> float:
-    c = max(-1.0, min(1.0, (np.trace(g) - 1) / 2))
-    t = math.acos(c)
-    return float(2 * l + 1) if abs(math.sin(t / 2)) < 1e-9 else math.sin((2 * l + 1) * t / 2) / math.sin(t / 2)
+    """SO(3)'s character of degree l at the rotation g (the catalog's own formula)."""
+    return CompactInfo("SO3", l).character(str(l), g)
 
 
 def test_the_band_characters_are_independent_on_c_n_exactly_from_n_equal_2l() -> None:

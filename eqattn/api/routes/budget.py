@@ -17,6 +17,7 @@ from typing import Any, Literal
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field
 
+from ...optimize.partial import ENGINES as PARTIAL_ENGINES
 from ..deps import EngineDep
 from ..engine import DEFAULT_TIME_LIMIT, KILL_MARGIN_S, MAX_TIME_LIMIT, SEARCH_SHARE
 from ..errors import ERRORS
@@ -39,7 +40,7 @@ class PartialIn(BudgetIn):
     max_head_dim: int | None = Field(default=None, ge=1, le=4096, description="every head of at most this dimension")
     max_cost: int | None = Field(default=None, ge=1, le=10**7, description="attention cost (Σ heads × head dim) at most this")
     curve: bool = Field(default=False, description="also the covered clusterings as the cost budget grows to the least widening")
-    engine: Literal["auto", "program", "search"] = Field(
+    engine: Literal[PARTIAL_ENGINES] = Field(  # type: ignore[valid-type]  # partial_coverage's engines
         default="auto", description="the budget program over every orbit type, the search over subsets of the clusterings, or auto")
     work_limit: int | None = Field(default=None, ge=1, le=10**9,
                                    description="a deterministic limit (solver nodes over the whole call): the same answer on any machine")
