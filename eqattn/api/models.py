@@ -92,7 +92,7 @@ class SubgroupOut(_Out):
 
 
 class CompactOut(_Out):
-    """What a compact group is computed on (docs/theory-continuous.md §5): its band and the
+    """What a compact group is computed on (docs/theory-continuous.md §5, §8): its band and the
     finite stand-in that detects it."""
 
     kind: str = Field(description="SO2 | O2 | SO3 | O3")
@@ -100,6 +100,10 @@ class CompactOut(_Out):
     band_text: str = Field(examples=["degrees l <= 2"])
     stand_in: str = Field(description="the finite subgroup the group is computed on", examples=["Ih"])
     labels: list[str] = Field(description="the irreps of G inside the band")
+    route: str = Field("irreps", description="irreps: the stand-in keeps the band's irreps irreducible "
+                       "(docs/theory-continuous.md §5); characters: only their characters are independent on it, "
+                       "and the band irreps themselves are computed with (§8)")
+    stand_in_role: str = Field("", description="what the stand-in does for the band, in words")
 
 
 class GroupOut(_Out):

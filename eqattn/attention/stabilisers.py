@@ -7,7 +7,8 @@ That algebra is spanned by its blocks End_K(V_σ), so
 
 (g commutes with a sum of subalgebras iff it commutes with each). Each K̄(K, {σ}) is found
 once per (K, σ) by the test SPEC §4.3 prescribes, against one random element B_σ of
-End_K(V_σ) (generic with probability 1, relative tolerance): a boolean row over G. Then
+End_K(V_σ) (generic with probability 1, relative tolerance; reps/schur.py: an average over K,
+or the Schur blocks for band irreps, Lemma 8): a boolean row over G. Then
 K̄(K, S) for any S is an AND of |S| rows, not a fresh commutator test of every g against a
 new random element for every support S. σ̃'s character is χ_{V_σ}(g) / m_σ(V|K) on K̄
 (SPEC §4.3): the character of V_σ is kept per (K, σ) over all of G, and σ̃ over K̄_0 is
@@ -31,7 +32,7 @@ import numpy as np
 
 from ..groups import SubgroupClass
 from ..reps import conjugate_character, decompose, irreps_of
-from ..reps.matrices import isotypic_projector
+from ..reps.schur import generic_endomorphism, isotypic_projector_on
 from .problem import Problem
 from .supports import reduced_problem
 
@@ -61,15 +62,14 @@ class Stabilisers:
             rk = rho[K.elements]
             irr = irreps_of(K)
             mults = self._vk[K.id] = self.V.restrict(K).mults
-            Y = self._rng.normal(size=(n, n))
-            avg = np.matmul(np.matmul(rk, Y), rk.transpose(0, 2, 1)).mean(axis=0)  # generic in End_K(V')
+            avg = generic_endomorphism(self.V, K, self._rng, rk)  # generic in End_K(V')
             commutes = np.zeros((len(irr), G), dtype=bool)
             chi = np.zeros((len(irr), G))
             for s in range(len(irr)):
                 if not mults[s]:  # σ not in V'|K: never in a support
                     commutes[s] = True
                     continue
-                Pi = isotypic_projector(rk, irr.chars[s, K.elements], int(irr.dims[s]), int(irr.es[s]))
+                Pi = isotypic_projector_on(self.V, K, s, rk)
                 B = Pi @ avg @ Pi  # generic in End_K(V'_σ)
                 scale = np.sqrt((B**2).sum())
                 comm = np.matmul(rho, B) - np.matmul(B, rho)  # ρ(g) B - B ρ(g) for every g (batched BLAS)

@@ -24,6 +24,7 @@ import traceback
 from typing import Callable, NoReturn, TextIO
 
 from ..errors import InputError, whole_number
+from ..groups.compact import L_MAX
 from .atlas_cmd import add_parser as add_atlas
 from .budget_cmd import add_parsers as add_budget
 from .optimize_cmd import add_parser as add_optimize
@@ -188,7 +189,7 @@ def cmd_group(args: argparse.Namespace) -> int:
     if cpt is not None:
         print(f"{data['name']}: {cpt['description']}; compact, component group {cpt['component_group']}")
         print(f"computed through its finite stand-in {cpt['stand_in']} (order {cpt['stand_in_order']}) for the band "
-              f"{cpt['band_text']}; with -V the band is read off V (SO3/O3: l <= 2)")
+              f"{cpt['band_text']}, {cpt['stand_in_role']}; with -V the band is read off V (SO3/O3: l <= {L_MAX})")
         print("\nSubgroup classes G° <= K <= G (id, name, index, conjugates):")
         for s in data["subgroups"]:
             print(f"  {s['id']:>3}  {s['name']:<14} index {s['index']:<4} conjugates {s['conjugates']}   {s['description']}")

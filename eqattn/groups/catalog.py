@@ -305,7 +305,7 @@ def catalog_help() -> str:
             f"  {MAT_EXAMPLE}   matrix group: orthogonal generators separated by ';',",
             "                  entries like 0.5, -1, sqrt(3)/2, cos(2*pi/5)",
             "  SO2 O2 SO3 O3   compact groups (also SO(2), O(3)); V band-limited: SO3/O3 in e3nn",
-            "                  notation (16x0e + 8x1o + 4x2e; SO3: 1x0 + 1x1), l <= 2; SO2: A, E1, E2 ...;",
+            "                  notation (16x0e + 8x1o + 4x2e; SO3: 1x0 + 1x1), l <= 16; SO2: A, E1, E2 ...;",
             "                  O2: A1, A2, E1 ... (k <= 50); computed through a finite stand-in",
         ]
     )

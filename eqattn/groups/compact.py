@@ -1,22 +1,30 @@
-"""The compact groups SO(2), O(2), SO(3), O(3) through finite stand-ins (docs/theory-continuous.md §5).
+"""The compact groups SO(2), O(2), SO(3), O(3) through finite stand-ins (docs/theory-continuous.md §5, §8).
 
 A compact group G acting on a band-limited V (frequencies <= k for SO(2)/O(2), degrees
-l <= L for SO(3)/O(3)) is represented by a *detecting* finite subgroup F <= G with
-N = F ∩ G° and F/N ≅ Γ = G/G°, on which every real irrep of every K (G° <= K <= G) inside
-the band stays irreducible, of the same type and pairwise distinct on F ∩ K. Then every
-SPEC §4 object of (G, V) equals that of the finite problem (F, V|F) restricted to the
-subgroup classes containing N (the lemma of docs/theory-continuous.md §5). So the stand-in
-is the finite group F with its subgroup lattice pruned to the classes containing N:
+l <= L for SO(3)/O(3)) is represented by a finite subgroup F <= G with N = F ∩ G° and
+F/N ≅ Γ = G/G°, its subgroup lattice pruned to the classes containing N. Two routes:
 
-| G | band | F | N |
-|---|---|---|---|
-| SO(2) | k | C_n, n = max(3, 2k + 1), rotations by 2πj/n (2x2) | F |
-| O(2) | k | D_n, n as above, with the reflection diag(1, -1) (2x2) | C_n |
-| SO(3) | l <= 1 / l = 2 | O (order 24) / I (order 60) (3x3, pointgroups.py) | F |
-| O(3) | l <= 1 / l = 2 | Oh / Ih | O / I |
+* **detecting** (Lemma 7, §5): every real irrep of every K (G° <= K <= G) inside the band
+  stays irreducible, of the same type and pairwise distinct on F ∩ K; then every SPEC §4
+  object of (G, V) is that of the finite problem (F, V|F), with F's own irreps;
+* **character-detecting** (Lemma 8, §8): the band irreps' characters are only linearly
+  independent on every F ∩ K; eqattn then computes with the band irreps themselves as K's
+  irreps (reps/irreps.py `BandIrreps`: their characters on F, their Wigner matrices at F's
+  elements, commutant R), decomposes characters by a linear solve, and takes End_K and the
+  isotypic projectors from the Schur blocks in band coordinates (reps/band.py).
+
+| G | band | F | N | route |
+|---|---|---|---|---|
+| SO(2) | k | C_n, n = max(3, 2k + 1), rotations by 2πj/n (2x2) | F | detecting |
+| O(2) | k | D_n, n as above, with the reflection diag(1, -1) (2x2) | C_n | detecting |
+| SO(3) | l <= 1 / l = 2 | O (order 24) / I (order 60) (3x3, pointgroups.py) | F | detecting |
+| O(3) | l <= 1 / l = 2 | Oh / Ih | O / I | detecting |
+| SO(3) | 3 <= l <= L_MAX | C_n, n = 2l, rotations about z | F | character-detecting |
+| O(3) | 3 <= l <= L_MAX | C_n x {1, -1} (`CnxCi`) | C_n | character-detecting |
 
 No finite subgroup of SO(3) keeps l >= 3 irreducible (its real irreps have dimension <= 5 <
-7), so bands above l = 2 are refused (LimitError).
+7), which is why those bands take the second route. `route="characters"` asks for it at any
+SO(3)/O(3) band (the tests compare it with the detecting route at l <= 2).
 
 Irrep labels (the compact notation of the rep text, `reps/compact_labels.py`):
 O3 `0e 0o 1o 1e 2e 2o` (e3nn: parity of the inversion), SO3 `0 1 2`, SO2 `A E1 E2 ...`
@@ -25,6 +33,8 @@ O3 `0e 0o 1o 1e 2e 2o` (e3nn: parity of the inversion), SO3 `0 1 2`, SO2 `A E1 E
     >>> info = CompactInfo("O3", 1)
     >>> info.labels, info.irrep("1o"), info.stand_in
     (('0e', '0o', '1o', '1e'), (1, -1), 'Oh')
+    >>> CompactInfo("SO3", 3).stand_in, CompactInfo("O3", 4).stand_in, CompactInfo("O3", 4).band_irreps
+    ('C6', 'C8xCi', True)
     >>> band_of("O3", "16x0e + 8x1o + 4x2e"), band_of("SO2", "A + 2xE3")
     (2, 3)
 """
@@ -47,13 +57,14 @@ DESCRIPTION = {
     "SO3": "SO(3), rotations of space",
     "O3": "O(3), rotations and reflections of space",
 }
-L_MAX = 2  # SO(3), O(3): the largest degree a finite subgroup keeps irreducible
+L_DETECT = 2  # SO(3), O(3): the largest degree a finite subgroup keeps irreducible
+L_MAX = 16  # SO(3), O(3): the largest degree (character-detecting C_32; blocks of dim 33)
+ROUTES = ("auto", "irreps", "characters")
 K_MAX = 50  # SO(2), O(2): the largest frequency (C_101, D_101: order 202)
 DEFAULT_BAND = {"SO2": 8, "O2": 8, "SO3": 2, "O3": 2}  # get_group(name) without a band
 _L_LIMIT_WHY = (
-    "no finite subgroup of SO(3) keeps l >= 3 irreducible (the largest real irrep of the "
-    "icosahedral group has dimension 5 < 7), and eqattn computes a compact group through such a "
-    "finite stand-in"
+    "bands above it are computed through a character-detecting stand-in C_2l whose Wigner "
+    "matrices and Schur blocks grow with l; a larger band is not supported here"
 )
 
 
@@ -63,6 +74,15 @@ class CompactInfo:
 
     kind: str
     band: int
+    route: str = "auto"  # ROUTES: "irreps" = Lemma 7, "characters" = Lemma 8, "auto" = by band
+
+    @property
+    def band_irreps(self) -> bool:
+        """True on the character-detecting route (Lemma 8): K's irreps are the band irreps,
+        not F's (SO(3), O(3) at l > L_DETECT, or route "characters")."""
+        if self.planar:
+            return False
+        return self.route == "characters" or (self.route == "auto" and self.band > L_DETECT)
 
     @property
     def gamma(self) -> str:
@@ -79,8 +99,12 @@ class CompactInfo:
 
     @property
     def n(self) -> int:
-        """SO(2), O(2): the order of the rotation subgroup C_n of the stand-in."""
-        return max(3, 2 * self.band + 1)
+        """The order of the rotation subgroup C_n of the stand-in: SO(2), O(2) max(3, 2k + 1);
+        the character-detecting route 2l (at least 2: χ_0, ..., χ_l are independent on C_n
+        when n >= 2l, docs/theory-continuous.md §8)."""
+        if self.planar:
+            return max(3, 2 * self.band + 1)
+        return max(2, 2 * self.band)
 
     @property
     def stand_in(self) -> str:
@@ -89,6 +113,8 @@ class CompactInfo:
             return f"C{self.n}"
         if self.kind == "O2":
             return f"D{self.n}"
+        if self.band_irreps:
+            return f"C{self.n}" + ("xCi" if self.kind == "O3" else "")
         base = "O" if self.band <= 1 else "I"
         return base + ("h" if self.kind == "O3" else "")
 
@@ -208,6 +234,10 @@ def stand_in_generators(info: CompactInfo) -> list[np.ndarray]:
     if info.planar:
         gens = [_rot2(2 * math.pi / info.n)]
         return gens + [np.diag([1.0, -1.0])] if info.kind == "O2" else gens
+    if info.band_irreps:
+        rz = np.eye(3)
+        rz[:2, :2] = _rot2(2 * math.pi / info.n)
+        return [rz, -np.eye(3)] if info.kind == "O3" else [rz]
     from .pointgroups import generators
 
     return generators(info.stand_in)[0]

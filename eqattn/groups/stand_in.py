@@ -10,21 +10,27 @@ irreps carry the compact labels (reps/compact_labels.py).
     ('O3', 48, ['SO3', 'O3'], 'Oh')
     >>> G.matrices.shape
     (48, 3, 3)
+    >>> H = compact_group("O3", 3); H.order, [c.name for c in H.subgroup_classes], H.compact.stand_in
+    (12, ['SO3', 'O3'], 'C6xCi')
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .compact import CompactInfo, check_band, proper, stand_in_generators
+from ..errors import InputError
+from .compact import ROUTES, CompactInfo, check_band, proper, stand_in_generators
 from .finite_group import STANDARD, FiniteGroup
 from .subgroups import SubgroupClass, SubgroupLattice, prune_lattice
 
 
-def compact_group(kind: str, band: int) -> FiniteGroup:
-    """The stand-in of the compact group `kind` for V's band (built each call: cache it)."""
+def compact_group(kind: str, band: int, route: str = "auto") -> FiniteGroup:
+    """The stand-in of the compact group `kind` for V's band (built each call: cache it);
+    `route` (compact.ROUTES) picks Lemma 7's or Lemma 8's stand-in, by default by the band."""
     check_band(kind, band, "group")
-    info = CompactInfo(kind, band)
+    if route not in ROUTES:
+        raise InputError("route", f"one of {', '.join(ROUTES)}, got {route!r}")
+    info = CompactInfo(kind, band, route)
     G = FiniteGroup.from_matrices(kind, stand_in_generators(info), family="compact", params=(band,), compact=info)
     lat = pruned_lattice(G, SubgroupLattice.build(G, STANDARD))
     G.memo.get("lattice", lambda: lat)  # FiniteGroup.lattice finds it (and never builds a stand-in's)
@@ -39,7 +45,7 @@ def pruned_lattice(G: FiniteGroup, lat: SubgroupLattice) -> SubgroupLattice:
     if info.gamma == "1":
         N, core = np.arange(G.order), G
     else:
-        N, core = proper(G.matrices), compact_group(info.identity_component, info.band)
+        N, core = proper(G.matrices), compact_group(info.identity_component, info.band, info.route)
 
     def rename(c: SubgroupClass) -> dict:
         if c.order == G.order:

@@ -8,7 +8,7 @@ from .realize import RealizedDesign, RealizedOrbit, realize_design
 from .haar import haar_elements
 from .reference import attention_from_blocks, reference_attention
 from .verify import VerifyReport, equivariance_error, verify_design, verify_scenario
-from .wigner import BandIrrep, band_matrices, wigner_d
+from ..reps.wigner import BandIrrep, band_matrices, wigner_d
 
 __all__ = [
     "AmbientRep", "ambient_rep", "BandIrrep", "band_matrices", "wigner_d", "haar_elements",

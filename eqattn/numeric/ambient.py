@@ -4,7 +4,7 @@ A compact group G (SO(2), O(2), SO(3), O(3)) is computed through a finite stand-
 which every irrep of V's band stays irreducible and distinct (docs/theory-continuous.md §5),
 and eqattn's coordinates of V are the stand-in's block form: irrep i of F, copy after copy,
 each block in F's standard matrices ``sigma_i(f)``. For each irrep i of V, its band irrep
-``D_i`` of G (wigner.py: e3nn's real Wigner matrices, or E_k) restricts on F to an irrep
+``D_i`` of G (reps/wigner.py: e3nn's real Wigner matrices, or E_k) restricts on F to an irrep
 equivalent to ``sigma_i``; the polar factor of
 
     A_i = mean_{f in F} D_i(f) M sigma_i(f)^T        (M random)
@@ -19,6 +19,10 @@ Then
 is a representation of G that equals the stand-in's on F. It is the only one: two
 representations of G in the band that agree on F have the identity in Hom_F = Hom_G between
 them. So every weight built from F is G-equivariant for this rho.
+
+On a character-detecting stand-in (Lemma 8, §8) the irreps are the band irreps themselves,
+their matrices ``D_i`` at F's elements, and ``Q_i = I``: there Hom_F(sigma_i, D_i) is larger
+than R, and only the identity is known to intertwine on all of G.
 
 Which band irrep each irrep of F is: the compact stand-in says (``G.compact.irrep(label)``);
 for another finite group (e.g. the point group ``Oh`` standing for O(3)) the one band irrep
@@ -47,7 +51,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..reps import Rep
-from .wigner import KINDS, BandIrrep, band_matrices
+from ..reps.wigner import KINDS, BandIrrep, band_matrices
 
 __all__ = ["AmbientRep", "ambient_rep", "compact_info", "INTERTWINE_TOL"]
 
@@ -153,9 +157,12 @@ def ambient_rep(V: Rep, kind: str | None = None, points: np.ndarray | None = Non
             raise InputError("rep", f"{label} of {G.name}: {what} irreps of {kind} restrict to it")
         b = found[0]
         D = band_matrices(b, F)
-        A = np.einsum("nij,jk,nlk->il", D, rng.normal(size=(b.dim, b.dim)), sigma, optimize=True) / len(F)
-        U, _, Vt = np.linalg.svd(A)
-        Q = U @ Vt
+        if irr.band:  # Lemma 8: the irrep is the band irrep itself (Hom_F would be too large)
+            Q = np.eye(b.dim)
+        else:
+            A = np.einsum("nij,jk,nlk->il", D, rng.normal(size=(b.dim, b.dim)), sigma, optimize=True) / len(F)
+            U, _, Vt = np.linalg.svd(A)
+            Q = U @ Vt
         worst = max(worst, float(np.abs(D @ Q - Q @ sigma).max()))
         bands.append(b)
         Qs.append(Q)

@@ -68,6 +68,20 @@ def _as_matrices(generators: Sequence[np.ndarray] | np.ndarray, n: int) -> list[
     return mats
 
 
+def _refuse_band(G: FiniteGroup) -> None:
+    """A character-detecting stand-in (docs/theory-continuous.md §8): an intertwiner found on
+    its elements need not intertwine on the compact group (Hom over F is larger), so a change of
+    basis cannot be read off matrices at F's elements."""
+    info = G.compact
+    if info is not None and info.band_irreps:
+        raise InputError(
+            "rep_matrices",
+            f"{G.name} at {info.band_text} is computed on {info.stand_in}, on which its irreps are not "
+            "irreducible: matrices at its elements do not fix the change of basis on the whole group; give "
+            "a basis instead (eqattn.torch.interop.from_e3nn for e3nn features) or V in eqattn's coordinates",
+        )
+
+
 def match_basis(G: FiniteGroup, rho: np.ndarray, generators: Sequence[np.ndarray] | np.ndarray, seed: int = 0) -> BasisChange:
     """Match the user's generator matrices to ``rho (|G|, n, n)`` (see the module docstring).
 
@@ -81,6 +95,7 @@ def match_basis(G: FiniteGroup, rho: np.ndarray, generators: Sequence[np.ndarray
     ...
     eqattn.errors.InputError: rep_matrices: the matrices generate a group of order 1; C4 has order 4 (is the representation faithful? give generators of all of C4)
     """
+    _refuse_band(G)
     rho = np.asarray(rho, dtype=np.float64)
     n = rho.shape[1]
     mats = _as_matrices(generators, n)
@@ -121,6 +136,7 @@ def basis_from_elements(G: FiniteGroup, rho: np.ndarray, matrices: np.ndarray, s
     >>> basis_from_elements(get_group("C2"), np.array([[[1.0]], [[-1.0]]]), np.array([[[1.0]], [[-1.0]]])).Q.tolist()
     [[1.0]]
     """
+    _refuse_band(G)
     rho = np.asarray(rho, dtype=np.float64)
     n = rho.shape[1]
     mats = np.asarray(_as_matrices(list(matrices), n))

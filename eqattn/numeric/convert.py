@@ -21,7 +21,7 @@ from ..attention.problem import Problem
 from ..attention.views import scenario_text
 from ..errors import InputError
 from ..reps import Rep, irreps_of
-from ..reps.matrices import isotypic_projector
+from ..reps.schur import isotypic_projector_on
 from .construct import VanillaSample, design_weights, expand_design
 from .reference import attention_from_blocks, reference_attention
 
@@ -44,7 +44,7 @@ def profile(problem: Problem, cid: int, X: np.ndarray, tol: float = 1e-8) -> Rep
     out = []
     scale = max(np.abs(X).max(), 1e-300)
     for s in range(len(irr)):
-        Pi = isotypic_projector(rk, irr.chars[s, K.elements], int(irr.dims[s]), int(irr.es[s]))
+        Pi = isotypic_projector_on(problem.V, K, s, rk)
         sv = np.linalg.svd(X @ Pi, compute_uv=False)
         rank = int(np.sum(sv > tol * scale * 10))
         out.append(rank // int(irr.dims[s]))

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError
-from .wigner import KINDS
+from ..reps.wigner import KINDS
 
 __all__ = ["haar_elements", "quaternion_to_matrix"]
 

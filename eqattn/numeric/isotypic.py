@@ -25,7 +25,9 @@ Two routes to ``Q_V``: :func:`isotypic_of_rep` for a representation ``V`` of a g
 block form restricted to a subgroup K ⊂ H (each copy of an H-irrep is split alone: Q is
 block-sparse with blocks of size ``d_σ`` and costs nothing), and :func:`isotypic_basis` for
 explicit matrices (one averaged map per irrep, orthonormalised by a QR that keeps the
-intertwiner property; O(|K| n^3)).
+intertwiner property; O(|K| n^3)). For band irreps (Lemma 8, docs/theory-continuous.md §8) an
+average over the finite stand-in would find F's intertwiners, not K's: there the matrices must
+be in band block form and Q is a permutation of the blocks.
 
 >>> from eqattn.attention import Problem
 >>> p = Problem.create("D4", "2xregular", 4, 2)
@@ -132,6 +134,8 @@ def isotypic_basis(sub: "SubgroupClass", rho_k: np.ndarray, mults: tuple[int, ..
     mults = tuple(int(m) for m in mults)
     if sub.order == 1 or n == 0:
         return Isotypic(sub, mults, None)
+    if irr.band:
+        return _band_isotypic(sub, rho_k, mults)
     rng = np.random.default_rng(seed)
     cols = []
     for s, m in enumerate(mults):
@@ -141,6 +145,46 @@ def isotypic_basis(sub: "SubgroupClass", rho_k: np.ndarray, mults: tuple[int, ..
     if Q.shape != (n, n):
         raise ValueError(f"the multiplicities give dimension {Q.shape[1]}, the matrices {n}")
     return Isotypic(sub, mults, Q)
+
+
+def _band_isotypic(sub: "SubgroupClass", rho_k: np.ndarray, mults: tuple[int, ...]) -> Isotypic:
+    """Band irreps (Lemma 8, docs/theory-continuous.md §8): an average over the finite K_F would
+    give intertwiners of F, not of K, so the matrices must already be in band block form (each
+    diagonal block one of K's band irreps, exactly): Q is the permutation that sorts the blocks
+    by irrep. ValueError otherwise."""
+    irr = irreps_of(sub)
+    n = rho_k.shape[1]
+    found: list[tuple[int, int]] = []  # (irrep, offset) per block
+    pos = 0
+    while pos < n:
+        hit = None
+        for s, sigma in enumerate(irr.matrices):
+            d = sigma.shape[1]
+            if pos + d <= n and np.abs(rho_k[:, pos : pos + d, pos : pos + d] - sigma).max() <= ISOTYPIC_TOL:
+                hit = s
+                break
+        if hit is None:
+            raise ValueError(f"band irreps of {sub.name}: the matrices are not in band block form at row {pos}")
+        found.append((hit, pos))
+        pos += int(irr.dims[hit])
+    block = np.zeros_like(rho_k)
+    for s, o in found:
+        d = int(irr.dims[s])
+        block[:, o : o + d, o : o + d] = irr.matrices[s]
+    if np.abs(block - rho_k).max() > ISOTYPIC_TOL:
+        raise ValueError(f"band irreps of {sub.name}: the matrices are not block-diagonal")
+    counts = np.bincount([s for s, _ in found], minlength=len(irr))
+    if tuple(int(c) for c in counts) != tuple(mults):
+        raise ValueError(f"the blocks give multiplicities {counts.tolist()}, expected {list(mults)}")
+    Q = np.zeros((n, n))
+    col = 0
+    for s in range(len(irr)):
+        d = int(irr.dims[s])
+        for t, o in found:
+            if t == s:
+                Q[o : o + d, col : col + d] = np.eye(d)
+                col += d
+    return Isotypic(sub, tuple(mults), None if np.array_equal(Q, np.eye(n)) else Q)
 
 
 def _copies(rho_k: np.ndarray, sigma: np.ndarray, m: int, rng: np.random.Generator) -> np.ndarray:

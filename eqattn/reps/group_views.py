@@ -62,7 +62,21 @@ def compact_json(G: FiniteGroup) -> dict | None:
     return {"kind": info.kind, "description": DESCRIPTION[info.kind], "component_group": info.gamma,
             "identity_component": info.identity_component, "band": info.band, "band_text": info.band_text,
             "stand_in": info.stand_in, "stand_in_order": G.order, "labels": list(info.labels),
-            "irreps": {lab: list(info.irrep(lab)) for lab in info.labels}}
+            "irreps": {lab: list(info.irrep(lab)) for lab in info.labels},
+            "route": "characters" if info.band_irreps else "irreps", "stand_in_role": stand_in_role(info)}
+
+
+def stand_in_role(info) -> str:  # noqa: ANN001
+    """What the finite stand-in does for the band, in words (the two routes of §5 and §8).
+
+    >>> from eqattn.groups.compact import CompactInfo
+    >>> stand_in_role(CompactInfo("SO3", 3))
+    'whose characters tell the irreps of degrees l <= 3 apart (they are not irreducible on it); the irreps are those of SO3 itself, their matrices the Wigner matrices at its elements'
+    """
+    if info.band_irreps:
+        return (f"whose characters tell the irreps of {info.band_text} apart (they are not irreducible on it); "
+                f"the irreps are those of {info.kind} itself, their matrices the Wigner matrices at its elements")
+    return f"which keeps the irreps of {info.band_text} irreducible and distinct"
 
 
 def _subgroup_description(G: FiniteGroup, c) -> str:  # noqa: ANN001

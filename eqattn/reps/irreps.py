@@ -1,5 +1,17 @@
 """Real irreps of a standard group, pulled back to each subgroup class through its fixed
-isomorphism (SPEC §0, §5.1). Computed once per group and cached."""
+isomorphism (SPEC §0, §5.1). Computed once per group and cached.
+
+A character-detecting stand-in of SO(3) or O(3) (groups/compact.py, docs/theory-continuous.md
+§8, Lemma 8) has as irreps the *band* irreps, not its own: `BandIrreps` holds their
+characters on F (linearly independent, not orthogonal), their Wigner matrices at F's elements
+(reps/wigner.py) and the commutant R·I of an irrep of real type. `IrrepSet.band` says which
+kind a subgroup's irreps are; decomposition (reps/rep.py) and projectors (reps/schur.py) follow it.
+
+    >>> from eqattn.groups import get_group
+    >>> irr = irreps(get_group("SO3", band=3))
+    >>> irr.labels, irr.dims.tolist(), irr.band, irr.chars[3].round(6).tolist()[:3]
+    (('0', '1', '2', '3'), [1, 3, 5, 7], True, [7.0, -1.0, 1.0])
+"""
 
 from __future__ import annotations
 
@@ -25,6 +37,9 @@ class StandardIrreps:
     real_chars: tuple[RealCharacter, ...]
     memo: Memo = field(default_factory=Memo, init=False, repr=False, compare=False)
 
+    #: False: the group's own irreps (orthogonal characters); True: BandIrreps (Lemma 8)
+    band = False
+
     @memoized
     def matrices(self) -> tuple[np.ndarray, ...]:
         S = self.group
@@ -33,6 +48,45 @@ class StandardIrreps:
             for i, c in enumerate(self.real_chars)
         )
 
+    @memoized
+    def commutants(self) -> tuple[np.ndarray, ...]:
+        """Per irrep a Frobenius-orthonormal basis (e, d, d) of End(D)."""
+        return tuple(commutant_basis(m) for m in self.matrices)
+
+
+@dataclass(frozen=True, eq=False)
+class BandIrreps(StandardIrreps):
+    """The band irreps of SO(3) / O(3) on a character-detecting stand-in (Lemma 8): the
+    matrices are D^l (times the parity at det -1) at the stand-in's elements, the commutant
+    of each is R·I (every irrep of SO(3), O(3) is of real type), the characters are the
+    traces (linearly independent on every class of the pruned lattice, §8)."""
+
+    band = True
+
+    @memoized
+    def matrices(self) -> tuple[np.ndarray, ...]:
+        from .wigner import BandIrrep, band_matrices
+
+        S, info = self.group, self.group.compact
+        assert info is not None and S.matrices is not None
+        return tuple(band_matrices(BandIrrep.of_label(info, lab), S.matrices) for lab in self.labels)
+
+    @memoized
+    def commutants(self) -> tuple[np.ndarray, ...]:
+        return tuple(np.eye(c.dim)[None] / np.sqrt(c.dim) for c in self.real_chars)
+
+
+def band_irreps(S: "FiniteGroup") -> BandIrreps:
+    """The band irreps of a character-detecting stand-in, in the band's order."""
+    info = S.compact
+    assert info is not None and info.band_irreps and S.matrices is not None
+    chars = []
+    for lab in info.labels:
+        values = np.array([info.character(lab, g) for g in S.matrices])
+        values = np.where(np.abs(values - np.round(values)) < 1e-9, np.round(values), values) + 0.0
+        chars.append(RealCharacter(values, 2 * info.irrep(lab)[0] + 1, "real", values.astype(complex)))
+    return BandIrreps(S, info.labels, tuple(chars))
+
 
 def standard_irreps(S: "FiniteGroup") -> StandardIrreps:
     """The real irreps of a standard group, labelled, in display order; once per group."""
@@ -40,6 +94,8 @@ def standard_irreps(S: "FiniteGroup") -> StandardIrreps:
 
 
 def _standard_irreps(S: "FiniteGroup") -> StandardIrreps:
+    if S.compact is not None and S.compact.band_irreps:
+        return band_irreps(S)
     chars = list(real_characters(S))
     if S.compact is not None:
         labels = compact_labels(S, chars)
@@ -102,6 +158,11 @@ class IrrepSet:
     def labels(self) -> tuple[str, ...]:
         return self.std.labels
 
+    @property
+    def band(self) -> bool:
+        """True when these are band irreps (Lemma 8): characters not orthogonal on K."""
+        return self.std.band
+
     def __len__(self) -> int:
         return len(self.std.labels)
 
@@ -136,7 +197,7 @@ class IrrepSet:
 
     @memoized
     def commutants(self) -> tuple[np.ndarray, ...]:
-        return tuple(commutant_basis(m) for m in self.std.matrices)
+        return self.std.commutants
 
     def index(self, label: str) -> int:
         return self.labels.index(label)

@@ -101,10 +101,29 @@ def zero(sub: "SubgroupClass") -> Rep:
 
 
 def decompose(sub: "SubgroupClass", character: np.ndarray, field: str = "rep") -> Rep:
-    """Multiplicities m_s = <chi, chi_s>_K / e_s of a character (array over G) on K."""
+    """Multiplicities m_s = <chi, chi_s>_K / e_s of a character (array over G) on K.
+
+    Band irreps (Lemma 8, docs/theory-continuous.md §8) are not orthogonal on K's finite
+    stand-in, only linearly independent: there m is the unique solution of
+    Σ_s m_s chi_s|K = chi|K, and a character outside their span is refused like a
+    non-integral one.
+
+        >>> from eqattn.groups import get_group
+        >>> G = get_group("SO3", band=3); K = G.subgroup_classes[-1]
+        >>> decompose(K, 2 * irreps_of(K).chars[3] + irreps_of(K).chars[0]).mults
+        (1, 0, 0, 2)
+    """
     irr = irreps_of(sub)
     K = sub.elements
-    raw = (irr.chars[:, K] @ np.real(character[K])) / (sub.order * irr.es)
+    chi = np.real(character[K])
+    if irr.band:
+        A = irr.chars[:, K].T
+        raw, *_ = np.linalg.lstsq(A, chi, rcond=None)
+        if np.abs(A @ raw - chi).max() > 1e-6 * max(1.0, float(np.abs(chi).max())):
+            raise InputError(field, f"not a representation of {sub.name} inside the band of this problem "
+                             f"({sub.group.compact.band_text if sub.group.compact else 'its irreps'})")
+    else:
+        raw = (irr.chars[:, K] @ chi) / (sub.order * irr.es)
     m = np.round(raw)
     if not np.allclose(raw, m, atol=1e-6) or (m < 0).any():
         raise InputError(field, f"not a representation of {sub.name} (multiplicities {np.round(raw, 4).tolist()})")

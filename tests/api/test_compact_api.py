@@ -29,10 +29,14 @@ def test_group_follows_the_band_of_v(client):
 
 
 def test_group_band_past_the_limit_is_a_clear_error(client):
-    r = client.get("/api/group", params={"name": "O3", "rep": "1x3o"})
+    r = client.get("/api/group", params={"name": "O3", "rep": "1x17o"})
     assert r.status_code == 422
     body = r.json()
-    assert body["field"] == "rep" and "l <= 2" in body["message"]
+    assert body["field"] == "rep" and "l <= 16" in body["message"]
+    # l = 3 is computed through the character-detecting stand-in (docs/theory-continuous.md §8)
+    body = client.get("/api/group", params={"name": "O3", "rep": "1x3o"}).json()
+    assert body["compact"]["stand_in"] == "C6xCi" and body["compact"]["route"] == "characters"
+    assert "not irreducible on it" in body["compact"]["stand_in_role"]
 
 
 def test_verify_names_the_haar_samples_of_a_compact_group(client):

@@ -168,3 +168,20 @@ def test_the_generators_legend_follows_the_band_when_its_group_comes_after_the_c
     expect(legend).to_contain_text("how the generators of Ih (G's finite stand-in")
     expect(legend).to_contain_text("how the generators of Oh (G's finite stand-in; SO3, the rotations, fixes every cluster) permute")
     expect(page.locator("#group-info")).to_contain_text("computed on its finite subgroup Oh")
+
+
+def test_degree_3_is_computed_on_the_character_detecting_stand_in(page, shot):
+    """l = 3 (docs/theory-continuous.md §8): the page takes C6 x Ci for O3, says what that
+    stand-in does (its characters tell the band apart; the irreps are O3's own), and the
+    optimiser answers on it."""
+    from playwright.sync_api import expect
+
+    _open(page, f"g=O3&v={quote('1x0e + 1x3o + 1x3e')}&h=2&d=7")
+    info = page.locator("#group-info")
+    expect(info).to_contain_text("degrees l <= 3 · computed on its finite subgroup C6xCi")
+    expect(page.get_by_label("multiplicity of 3o in V")).to_have_value("1")
+    page.get_by_role("button", name="List clusterings").click()
+    expect(page.locator(".cbox")).to_have_count(3)
+    page.get_by_role("button", name="Find optimal design").click()
+    expect(page.locator("#optimize-status")).to_contain_text("Proven optimal: 24 parameters")
+    shot(page, "compact-O3-degree-3")

@@ -137,6 +137,31 @@ def test_5_engine_notes_are_folded_away_under_a_plain_heading(page):
     expect(status.get_by_text("symbolic engine")).to_be_visible()
 
 
+def test_5_the_notes_stay_open_when_the_box_is_redrawn_before_their_toggle_event(page):
+    """A click opens the details at once; its toggle event is a task of its own. A redraw in
+    between (a late counts answer, say) rebuilt the notes folded: the fresh-clone CI failure
+    of df9261a. Here the click and the redraw run in one task."""
+    answer = {"group": "C4", "rep": "E1", "dim_v": 2, "heads": 2, "head_dim": 1, "vanilla_params": 16, "status": "optimal",
+              "design_params": 8, "lower_bound": 8, "gap": 0.0, "stopped_by": None, "time_s": 0.3,
+              "orbits": [{"subgroup": 1, "name": "C2", "rep": "B", "heads": 2, "head_dim": 1, "params": 8}],
+              "notes": ["symbolic engine: no constrained-vanilla question and no head tie-break"]}
+    open_page(page)
+    page.route("**/api/optimize", lambda route: route.fulfill(status=200, json=answer))
+    page.get_by_role("button", name="Find optimal design").click()
+    status = page.locator("#optimize-status")
+    expect(status).to_contain_text("Proven optimal: 8 parameters")
+    script = """async (want) => {
+      const { renderOptimum } = await import("/static/js/optimise.js");
+      document.querySelector("#optimize-status details.notes summary").click();
+      renderOptimum();
+      return document.querySelector("#optimize-status details.notes").open;
+    }"""
+    assert page.evaluate(script, True) is True
+    expect(status.get_by_text("symbolic engine")).to_be_visible()
+    assert page.evaluate(script, False) is False  # and folding it again survives a redraw too
+    expect(status.get_by_text("symbolic engine")).to_be_hidden()
+
+
 # ------------------------------------------------------------------------------ item 7
 def test_7_errors_sit_at_their_field_and_say_only_what_is_true_now(page):
     open_page(page)

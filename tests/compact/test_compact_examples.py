@@ -160,8 +160,8 @@ def test_e3nn_notation_round_trips() -> None:
 
 
 @pytest.mark.parametrize("group, rep, words", [
-    ("SO3", "1x3", "l <= 2"),
-    ("O3", "1x0e + 1x7o", "no finite subgroup of SO(3) keeps l >= 3 irreducible"),
+    ("SO3", "1x17", "l <= 16 (got l = 17)"),
+    ("O3", "1x0e + 1x20o", "character-detecting stand-in C_2l"),
     ("SO2", "E51", "k <= 50"),
 ])
 def test_bands_past_the_limit_are_refused_with_the_reason(group, rep, words) -> None:

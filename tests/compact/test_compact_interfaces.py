@@ -50,7 +50,7 @@ def test_cli_clusterings_check_and_optimize(capsys) -> None:
 
 
 @pytest.mark.parametrize("argv, words", [
-    (["clusterings", "-G", "SO3", "-V", "1x3", "-H", "1", "-d", "1"], "error: rep: SO3 is supported for degrees l <= 2"),
+    (["clusterings", "-G", "SO3", "-V", "1x17", "-H", "1", "-d", "1"], "error: rep: SO3 is supported for degrees l <= 16"),
     (["check", "-G", "O3", "-V", "1x0e", "-H", "1", "-d", "1", "-o", "O3:1x1o"], "error: orbits[0].rep: irrep '1o' is outside the band"),
     (["clusterings", "-G", "O3", "-V", "1x1", "-H", "1", "-d", "1"], "error: rep: O3 irreps carry a parity"),
 ])
@@ -90,7 +90,9 @@ def test_api_workflow(client) -> None:  # noqa: ANN001
     assert r.status_code == 200 and r.json()["status"] == "optimal" and r.json()["design_params"] == 16
     r = client.post("/api/design", json={**body, "orbits": [{"subgroup": "O3", "rep": "1x2e"}]})
     assert r.status_code == 422 and r.json()["field"] == "orbits[0].rep" and "outside the band" in r.json()["message"]
-    r = client.post("/api/clusterings", json={**body, "rep": "1x0e + 1x3o"})
-    assert r.status_code == 422 and r.json()["field"] == "rep" and "l <= 2" in r.json()["message"]
+    r = client.post("/api/clusterings", json={**body, "rep": "1x0e + 1x17o"})
+    assert r.status_code == 422 and r.json()["field"] == "rep" and "l <= 16" in r.json()["message"]
+    r = client.post("/api/clusterings", json={**body, "rep": "1x0e + 1x3o"})  # l = 3: the §8 route
+    assert r.status_code == 200 and r.json()["count"] == 3
     r = client.get("/api/restrictions", params={"group": "SO2", "rep": "A + E7"})
     assert r.status_code == 200 and r.json()["subgroups"][0]["text"] == "A + E7"

@@ -10,7 +10,7 @@ from eqattn.errors import InputError
 from eqattn.groups import get_group
 from eqattn.numeric.ambient import ambient_rep
 from eqattn.numeric.haar import haar_elements
-from eqattn.numeric.wigner import BandIrrep
+from eqattn.reps.wigner import BandIrrep
 from eqattn.reps import parse_rep
 
 # (finite group standing in, compact kind, V, size of the ambient matrices, band labels)
@@ -38,7 +38,7 @@ def test_ambient_rep_is_a_homomorphism_extending_the_stand_in(name: str, kind: s
     assert np.abs(amb.matrices(F) - V.matrices()).max() < 1e-12
     # the character at Haar samples is the band's: sum of m_i chi_{D_i}
     chi = np.trace(Ra, axis1=1, axis2=2)
-    from eqattn.numeric.wigner import band_matrices
+    from eqattn.reps.wigner import band_matrices
 
     want = sum(m * np.trace(band_matrices(bi, a), axis1=1, axis2=2) for bi, m in zip(amb.band, V.mults) if m)
     assert np.abs(chi - want).max() < 1e-12

@@ -1,4 +1,4 @@
-"""Real Wigner matrices against e3nn, the planar irreps, and Haar sampling (numeric/wigner.py,
+"""Real Wigner matrices against e3nn, the planar irreps, and Haar sampling (reps/wigner.py,
 numeric/haar.py)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 
 from eqattn.errors import InputError
 from eqattn.numeric.haar import haar_elements, quaternion_to_matrix
-from eqattn.numeric.wigner import BandIrrep, band_matrices, so3_generators
+from eqattn.reps.wigner import BandIrrep, band_matrices, so3_generators
 
 torch = pytest.importorskip("torch")
 o3 = pytest.importorskip("e3nn.o3")

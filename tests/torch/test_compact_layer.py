@@ -74,6 +74,8 @@ def test_the_must_show_layer_is_o3_equivariant() -> None:
     ("O3", "1x0e + 1x0o + 2x1o + 1x2e", 3, 4),
     ("SO2", "A + E1 + E2", 2, 1),        # doc §4.3: 24
     ("O2", "A1 + A2 + E1 + 2xE3", 3, 2),
+    ("SO3", "1x0 + 1x1 + 1x3", 2, 4),    # l = 3: the character-detecting stand-in C6 (§8)
+    ("O3", "1x0e + 1x3o + 1x3e", 2, 7),  # C6 x Ci
 ])
 def test_optimal_layers_and_the_drop_in_are_equivariant_under_haar_samples(group: str, v: str, H: int, d: int) -> None:
     p = Problem.create(group, v, H, d)
@@ -91,6 +93,7 @@ def test_optimal_layers_and_the_drop_in_are_equivariant_under_haar_samples(group
 @pytest.mark.parametrize("group,v,w", [
     ("O3", "2x0e + 1x1o + 1x2e + 1x1e", "1x0e + 2x1o + 1x2e + 1x0o"),
     ("SO3", "1x0 + 2x1 + 1x2", "2x0 + 1x1 + 1x2"),
+    ("O3", "1x0e + 1x3o + 1x2e", "1x3o + 1x3e + 1x0e"),  # l = 3 (§8)
     ("O2", "A1 + A2 + E1 + E2", "2xA1 + E2 + 2xE1"),
     ("SO2", "2xA + E1 + E3", "A + 2xE1 + E3"),
 ])
@@ -126,3 +129,19 @@ def test_the_fallback_design_layer_is_equivariant(group: str, v: str) -> None:
     layer = EquivariantAttention.from_design(design, dtype=F64)
     R = haar_rho(p.V, seed=21)
     assert equivariance_error(layer, R, R, x_of(p.dim_v)) < TOL
+
+
+def test_what_a_compact_group_cannot_have_is_refused_with_the_way_out() -> None:
+    """A pointwise nonlinearity needs a finite permutation representation (a compact group has
+    none: the stand-in's cosets would be equivariant under F only); matrices at the elements of
+    a character-detecting stand-in (l >= 3, §8) do not fix a change of basis on the group."""
+    from eqattn.errors import InputError
+    from eqattn.torch import PointwiseNonlinearity
+
+    G = eqattn.group("O3")
+    with pytest.raises(InputError, match="use EquivariantGate"):
+        PointwiseNonlinearity(G)
+    p = Problem.create("O3", "1x0e + 1x3o", 1, 1)
+    design = eqattn.optimal_design(p)
+    with pytest.raises(InputError, match="give a basis instead"):
+        EquivariantAttention.from_design(design, rep_matrices=list(p.rho[:3]))

@@ -37,6 +37,9 @@ def e3nn_D(irreps, g: np.ndarray) -> np.ndarray:  # noqa: ANN001
     ("16x0e + 8x1o + 4x2e", "O3", "O3", "16x0e + 8x1o + 4x2e", "Ih"),
     ("1x1o + 2x0e + 1x1o + 1x1e + 1x0o", "O3", "O3", "2x0e + 1x0o + 2x1o + 1x1e", "Oh"),
     ("1x0e + 2x1o + 1x2e", "SO3", "SO3", "1x0 + 2x1 + 1x2", "I"),
+    # l >= 3: the character-detecting stand-ins (Lemma 8), where Q is a permutation of blocks
+    ("1x3o + 2x0e + 1x1o + 1x3e", "O3", "O3", "2x0e + 1x1o + 1x3o + 1x3e", "C6xCi"),
+    ("1x4e + 1x0e + 1x4e", "SO3", "SO3", "1x0 + 2x4", "C8"),
 ])
 def test_the_basis_change_holds_on_the_whole_compact_group(irreps: str, group: str, kind: str, text: str, stand_in: str) -> None:
     G, V, change = from_e3nn(irreps, group)
@@ -79,6 +82,23 @@ def test_the_layer_on_e3nn_features_equals_the_layer_through_from_e3nn_and_is_o3
     assert err < 1e-10
 
 
+def test_a_degree_3_layer_on_e3nn_features_is_o3_equivariant() -> None:
+    """l = 3 (Lemma 8's stand-in C6 x Ci): the optimal layer on e3nn-layout features against
+    e3nn's own D_from_matrix at Haar-random elements of O(3)."""
+    text = "1x3o + 1x0e + 1x1o"
+    G, V, change = from_e3nn(text)
+    assert G.compact.stand_in == "C6xCi" and str(V) == "1x0e + 1x1o + 1x3o"
+    design = eqattn.optimal_design(Problem.create(G, str(V), 2, 4))
+    layer = EquivariantAttention.from_design(design, basis=change, dtype=F64, generator=torch.Generator().manual_seed(5))
+    x = torch.randn(2, 5, V.dim, dtype=F64, generator=torch.Generator().manual_seed(0))
+    with torch.no_grad():
+        y = layer(x)
+        D = torch.as_tensor(e3nn_D(text, haar_elements("O3", 50, seed=9)))
+        ys = layer(torch.einsum("btn,smn->sbtm", x, D).reshape(-1, 5, V.dim)).reshape(50, 2, 5, V.dim)
+        err = float((ys - torch.einsum("btn,smn->sbtm", y, D)).abs().max()) / float(y.abs().max())
+    assert float(y.abs().max()) > 1e-3 and err < 1e-10
+
+
 def test_an_encoder_layer_on_e3nn_features() -> None:
     G, V, change = from_e3nn("2x0e + 1x1o + 1x2e")
     layer = EquivariantTransformerEncoderLayer(V, 2, "1x0e + 1x1o + 1x2e", head_dim=3, dropout=0.0, basis=change,
@@ -93,8 +113,8 @@ def test_an_encoder_layer_on_e3nn_features() -> None:
 def test_bad_irreps_and_groups_are_one_line_errors() -> None:
     with pytest.raises(InputError, match="irreps: e3nn Irreps"):
         from_e3nn("garbage")
-    with pytest.raises(LimitError, match="l <= 2"):
-        from_e3nn("1x3o")
+    with pytest.raises(LimitError, match="l <= 16"):
+        from_e3nn("1x17o")
     with pytest.raises(InputError, match="O\\(3\\)"):
         from_e3nn("1x1o", "SO2")
     with pytest.raises(InputError, match="3x3"):

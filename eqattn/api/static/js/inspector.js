@@ -46,7 +46,7 @@ function characterTable(t, words = new Map()) {
 // A compact group is infinite: K is a closed subgroup of finite index, and what the
 // inspector lists (generators, elements, characters) is that of its finite stand-in.
 function compactLead(v, c) {
-  const what = `${c.kind} is computed on its finite subgroup ${c.stand_in} (order ${fmt(v.group_order)}), which keeps the irreps of ${c.band_text} irreducible and distinct`;
+  const what = `${c.kind} is computed on its finite subgroup ${c.stand_in} (order ${fmt(v.group_order)}), ${c.stand_in_role}`;
   return v.is_whole_group
     ? `The whole group ${v.group}, a compact group. ${what}: the generators, elements and characters below are ${c.stand_in}'s.`
     : `${v.name} is a closed subgroup of ${v.group} of index ${fmt(v.index)} (an orbit G/${v.name} has ${plural(v.index, "head")}). ${what}; ` +

@@ -97,6 +97,10 @@ export function renderOptimum() {
   renderFront();
   const box = $("optimize-status");
   $("optimize-cancelled").hidden = true;
+  // a click opens the notes at once but its toggle event comes as a later task: a redraw in
+  // between must keep what is shown, so the live element's state is read before it goes
+  const shown = box.querySelector("details.notes");
+  if (shown) notesOpen = shown.open;
   box.textContent = "";
   box.className = "optimize-status";
   if (!optimumFresh()) { box.hidden = true; return; }

@@ -120,7 +120,7 @@ export function renderGenLegend() {
 }
 
 // A compact group is computed on the finite stand-in for the band V names (l <= 1 on Oh,
-// l <= 2 on Ih; E_k up to V's k on C_n / D_n): once V is valid, the page takes the server's
+// l <= 2 on Ih, l >= 3 on C_2l x Ci; E_k up to V's k on C_n / D_n): once V is valid, the page takes the server's
 // group for that V (GET /api/group with the rep), so the palette and the cards offer exactly
 // the irreps of K that a head may use. The V steppers keep the wider of that band and the
 // default one, so V can still grow.
