@@ -149,7 +149,7 @@ def _head_dims(value: Any, field: str) -> list[int] | str:
 def _expand_reps(group: str, reps: Any, field: str) -> tuple[str, list[tuple[str, str, int]]]:
     """The group's catalog name and (V as written, V in the one notation, dim V) for each
     entry; `irreps>=k` expands to the irreps of dimension >= k."""
-    from ..groups.catalog import get_group
+    from ..groups.catalog import get_group, group_for_rep
     from ..reps import irreps_of, parse_rep
 
     if not isinstance(reps, list) or not reps or not all(isinstance(r, str) for r in reps):
@@ -173,7 +173,13 @@ def _expand_reps(group: str, reps: Any, field: str) -> tuple[str, list[tuple[str
             out += [(lab, str(parse_rep(lab, top)), int(dm)) for lab, dm in zip(irr.labels, irr.dims)
                     if dm >= int(digits) and not lab.startswith("~")]  # "~": a compact group's out-of-band slots
             continue
-        V = parse_rep(text, top, field=f"{field}[{i}]")
+        here = top
+        if G.compact is not None:  # a compact group at the band this V names (as Problem.create takes it)
+            try:
+                here = group_for_rep(group, text).subgroup_classes[-1]
+            except InputError as e:  # the band past the limit (a LimitError stays one)
+                raise type(e)(f"{field}[{i}]", e.message) from None
+        V = parse_rep(text, here, field=f"{field}[{i}]")
         if V.dim == 0:
             raise InputError(f"{field}[{i}]", "V must be non-zero")
         out.append((text, str(V), V.dim))

@@ -68,12 +68,21 @@ def _as_matrices(generators: Sequence[np.ndarray] | np.ndarray, n: int) -> list[
     return mats
 
 
-def _refuse_band(G: FiniteGroup) -> None:
-    """A character-detecting stand-in (docs/theory-continuous.md §8): an intertwiner found on
-    its elements need not intertwine on the compact group (Hom over F is larger), so a change of
-    basis cannot be read off matrices at F's elements."""
+def _refuse_band(G: FiniteGroup, rho: np.ndarray) -> None:
+    """A character-detecting stand-in (docs/theory-continuous.md §8): when V's irreps do not
+    stay irreducible and distinct on F, dim End_F(V) = <χ, χ>_F exceeds dim End_G(V) = Σ m_σ²,
+    an intertwiner found on F's elements need not intertwine on the compact group, and a change
+    of basis cannot be read off matrices at F's elements (V = 0e + 0o, say, is fine: F tells
+    its irreps apart)."""
     info = G.compact
-    if info is not None and info.band_irreps:
+    if info is None or not info.band_irreps:
+        return
+    from ..reps import decompose
+
+    chi = np.trace(np.asarray(rho, dtype=np.float64), axis1=1, axis2=2)
+    end_f = float(np.mean(chi**2))
+    end_g = float(np.sum(np.square(decompose(G.subgroup_classes[-1], chi, field="rep_matrices").mults)))
+    if abs(end_f - end_g) > 1e-6:
         raise InputError(
             "rep_matrices",
             f"{G.name} at {info.band_text} is computed on {info.stand_in}, on which its irreps are not "
@@ -95,7 +104,7 @@ def match_basis(G: FiniteGroup, rho: np.ndarray, generators: Sequence[np.ndarray
     ...
     eqattn.errors.InputError: rep_matrices: the matrices generate a group of order 1; C4 has order 4 (is the representation faithful? give generators of all of C4)
     """
-    _refuse_band(G)
+    _refuse_band(G, rho)
     rho = np.asarray(rho, dtype=np.float64)
     n = rho.shape[1]
     mats = _as_matrices(generators, n)
@@ -136,7 +145,7 @@ def basis_from_elements(G: FiniteGroup, rho: np.ndarray, matrices: np.ndarray, s
     >>> basis_from_elements(get_group("C2"), np.array([[[1.0]], [[-1.0]]]), np.array([[[1.0]], [[-1.0]]])).Q.tolist()
     [[1.0]]
     """
-    _refuse_band(G)
+    _refuse_band(G, rho)
     rho = np.asarray(rho, dtype=np.float64)
     n = rho.shape[1]
     mats = np.asarray(_as_matrices(list(matrices), n))

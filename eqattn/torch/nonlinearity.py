@@ -34,7 +34,6 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from eqattn.errors import InputError
 from eqattn.groups import FiniteGroup
 from eqattn.numeric.basis import basis_from_elements
 from eqattn.reps import Rep, decompose
@@ -165,9 +164,6 @@ class PointwiseNonlinearity(SharesGroupData, ExactBuffers):
         dtype = _check_factory(dtype)
         if not isinstance(group, FiniteGroup):
             raise TypeError(f"group must be an eqattn group (eqattn.group(name)), got {type(group).__name__}")
-        if group.compact is not None:  # F's cosets are no representation of the compact group
-            raise InputError("group", f"{group.name} is a compact group: it has no finite permutation representation "
-                             "to act on pointwise; use EquivariantGate (norm-gated nonlinearity) instead")
         if int(copies) < 1:
             raise ValueError(f"copies must be at least 1, got {copies}")
         self.copies = int(copies)

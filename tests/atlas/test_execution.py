@@ -132,3 +132,23 @@ def test_retry_solves_a_status_again(tmp_path, reference):
     assert stored(tmp_path) == reference
     with pytest.raises(Exception, match="retry"):
         run_grid(grid, tmp_path, workers=0, quiet=True, retry=("optimal",))
+
+
+def test_a_compact_group_grid_takes_each_v_at_its_own_band(tmp_path):
+    """An O3 grid with l = 1 and l = 3 entries: each V is read at the band it names (the l = 3
+    one through docs/theory-continuous.md §8's stand-in), as Problem.create reads it, and both
+    are solved; past L_MAX the entry is refused with its field."""
+    from eqattn.errors import LimitError
+
+    grid = parse_grid({"group": [{"name": "O3", "reps": ["2x0e + 1x1o", "1x0e + 1x3o + 1x3e"]}],
+                       "heads": [2], "head_dims": [1, 7]})
+    assert [(p.rep, p.dim_v) for p in grid.problems][::2] == [("2x0e + 1x1o", 5), ("1x0e + 1x3o + 1x3e", 15)]
+    s = run_grid(grid, tmp_path, workers=0, quiet=True)
+    assert s.computed == s.total == 4
+    with Store(Path(tmp_path) / "atlas.sqlite") as st:
+        rows = {(r["rep"], r["head_dim"]): (r["status"], r["p_opt"]) for r in st.rows()}
+    assert rows[("2x0e + 1x1o", 1)] == ("optimal", 16)  # theory-continuous §4.2
+    assert rows[("1x0e + 1x3o + 1x3e", 7)] == ("optimal", 24)
+    with pytest.raises(LimitError) as e:
+        parse_grid({"group": [{"name": "O3", "reps": ["1x0e", "1x17o"]}]})
+    assert e.value.field == "group[0].reps[1]" and "l <= 16" in e.value.message

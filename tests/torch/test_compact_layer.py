@@ -131,17 +131,19 @@ def test_the_fallback_design_layer_is_equivariant(group: str, v: str) -> None:
     assert equivariance_error(layer, R, R, x_of(p.dim_v)) < TOL
 
 
-def test_what_a_compact_group_cannot_have_is_refused_with_the_way_out() -> None:
-    """A pointwise nonlinearity needs a finite permutation representation (a compact group has
-    none: the stand-in's cosets would be equivariant under F only); matrices at the elements of
-    a character-detecting stand-in (l >= 3, §8) do not fix a change of basis on the group."""
+def test_matrices_at_a_character_detecting_stand_in_are_refused_as_a_basis() -> None:
+    """At l >= 3 (§8) V's irreps are not irreducible on the stand-in, so matrices at its
+    elements do not fix a change of basis on the compact group: refused, naming the way out.
+    Where F tells V's irreps apart (the permutation representation on G/G°: 0e + 0o), the
+    basis is still read off F (the encoder's default feed-forward)."""
     from eqattn.errors import InputError
-    from eqattn.torch import PointwiseNonlinearity
+    from eqattn.numeric.basis import basis_from_elements
 
-    G = eqattn.group("O3")
-    with pytest.raises(InputError, match="use EquivariantGate"):
-        PointwiseNonlinearity(G)
     p = Problem.create("O3", "1x0e + 1x3o", 1, 1)
     design = eqattn.optimal_design(p)
     with pytest.raises(InputError, match="give a basis instead"):
         EquivariantAttention.from_design(design, rep_matrices=list(p.rho[:3]))
+    with pytest.raises(InputError, match="give a basis instead"):
+        basis_from_elements(p.group, p.rho, p.rho)
+    two = eqattn.rep(p.group, "1x0e + 1x0o")
+    assert basis_from_elements(p.group, two.matrices(), two.matrices()).error < 1e-12
