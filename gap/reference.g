@@ -77,6 +77,14 @@ AddGroup("Q8xC2", "DirectProduct(QuaternionGroup(8), CyclicGroup(2))");
 AddGroup("S3xS3", "DirectProduct(SymmetricGroup(3), SymmetricGroup(3))");
 AddGroup("C3xS3", "DirectProduct(CyclicGroup(3), SymmetricGroup(3))");
 
+# AGL(1, 8) = C2^3 : C7 on GF(8) (x -> x + 1, x -> 2x with x^3 = x + 1), and times C2: the
+# independent finite route for degree 3 of SO(3) / O(3) (docs/theory-continuous.md §8), keyed
+# by their catalog specs (1-based permutations).
+AddGroup("perm:(1,2)(3,4)(5,6)(7,8),(2,3,5,4,7,8,6)",
+         "Group((1,2)(3,4)(5,6)(7,8), (2,3,5,4,7,8,6))");
+AddGroup("perm:(1,2)(3,4)(5,6)(7,8),(2,3,5,4,7,8,6),(9,10)",
+         "Group((1,2)(3,4)(5,6)(7,8), (2,3,5,4,7,8,6), (9,10))");
+
 # 3D point groups, by abstract isomorphism type.
 AddGroup("T",  "AlternatingGroup(4)");
 AddGroup("Td", "SymmetricGroup(4)");

@@ -177,10 +177,10 @@ def cmd_groups(args: argparse.Namespace) -> int:
 
 
 def cmd_group(args: argparse.Namespace) -> int:
-    from ..groups.catalog import get_group
+    from ..groups.catalog import get_group, group_for_rep
     from ..reps.group_views import group_json
 
-    G = get_group(args.name)
+    G = get_group(args.name) if args.rep is None else group_for_rep(args.name, args.rep)
     data = group_json(G)
     if args.json:
         _dump(data)
@@ -294,6 +294,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("group", help="a group's subgroup classes and real irreps")
     s.add_argument("name")
+    s.add_argument("-V", "--rep", default=None,
+                   help="V: a compact group (SO2, O2, SO3, O3) is shown at the band V names, as every problem of that V "
+                        "is computed (as /api/group's rep=); ignored for a finite group")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_group)
 

@@ -63,8 +63,9 @@ ROUTES = ("auto", "irreps", "characters")
 K_MAX = 50  # SO(2), O(2): the largest frequency (C_101, D_101: order 202)
 DEFAULT_BAND = {"SO2": 8, "O2": 8, "SO3": 2, "O3": 2}  # get_group(name) without a band
 _L_LIMIT_WHY = (
-    "bands above it are computed through a character-detecting stand-in C_2l whose Wigner "
-    "matrices and Schur blocks grow with l; a larger band is not supported here"
+    "bands l >= 3 are computed on the character-detecting stand-in C_2l "
+    "(docs/theory-continuous.md §8), and this limit keeps its Wigner blocks small and its "
+    "characters well-conditioned"
 )
 
 

@@ -27,6 +27,18 @@ def test_cli_group_describes_the_compact_group(capsys) -> None:
     assert code == 0 and data["compact"]["kind"] == "SO2" and [s["name"] for s in data["subgroups"]] == ["SO2"]
 
 
+def test_cli_group_takes_v_for_the_band(capsys) -> None:
+    """`eqattn group O3 -V ...` shows the stand-in every problem of that V is computed on (as
+    /api/group's rep=): at l = 3 the character-detecting C6 x Ci, saying what it does."""
+    code, out, _ = run(capsys, "group", "O3", "-V", "1x0e + 1x3o")
+    assert code == 0 and "stand-in C6xCi (order 12) for the band degrees l <= 3" in out
+    assert "not irreducible on it" in out and "  3o " in out
+    code, out, _ = run(capsys, "group", "O3", "-V", "1x0e + 1x1o")
+    assert code == 0 and "stand-in Oh (order 48)" in out and "irreducible and distinct" in out
+    code, _, err = run(capsys, "group", "O3", "-V", "1x20o")
+    assert code == 2 and "error: rep: O3 is supported for degrees l <= 16 (got l = 20)" in err
+
+
 def test_cli_groups_lists_the_four(capsys) -> None:
     code, out, _ = run(capsys, "groups")
     assert code == 0
