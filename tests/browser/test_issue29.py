@@ -121,7 +121,8 @@ def test_4_v_restricted_to_k_and_add_what_is_missing(page, shot):
 
 
 # ------------------------------------------------------------------------------ item 5
-def test_5_engine_notes_are_folded_away_under_a_plain_heading(page):
+def _optimum_with_a_note(page):  # noqa: ANN001, ANN202
+    """The page after an optimiser answer with one engine note (the answer is stubbed)."""
     answer = {"group": "C4", "rep": "E1", "dim_v": 2, "heads": 2, "head_dim": 1, "vanilla_params": 16, "status": "optimal",
               "design_params": 8, "lower_bound": 8, "gap": 0.0, "stopped_by": None, "time_s": 0.3,
               "orbits": [{"subgroup": 1, "name": "C2", "rep": "B", "heads": 2, "head_dim": 1, "params": 8}],
@@ -131,6 +132,11 @@ def test_5_engine_notes_are_folded_away_under_a_plain_heading(page):
     page.get_by_role("button", name="Find optimal design").click()
     status = page.locator("#optimize-status")
     expect(status).to_contain_text("Proven optimal: 8 parameters")
+    return status
+
+
+def test_5_engine_notes_are_folded_away_under_a_plain_heading(page):
+    status = _optimum_with_a_note(page)
     expect(status.locator("summary")).to_have_text("How the search ran (1 technical note)")
     expect(status.get_by_text("symbolic engine")).to_be_hidden()
     status.locator("summary").click()
@@ -141,15 +147,7 @@ def test_5_the_notes_stay_open_when_the_box_is_redrawn_before_their_toggle_event
     """A click opens the details at once; its toggle event is a task of its own. A redraw in
     between (a late counts answer, say) rebuilt the notes folded: the fresh-clone CI failure
     of df9261a. Here the click and the redraw run in one task."""
-    answer = {"group": "C4", "rep": "E1", "dim_v": 2, "heads": 2, "head_dim": 1, "vanilla_params": 16, "status": "optimal",
-              "design_params": 8, "lower_bound": 8, "gap": 0.0, "stopped_by": None, "time_s": 0.3,
-              "orbits": [{"subgroup": 1, "name": "C2", "rep": "B", "heads": 2, "head_dim": 1, "params": 8}],
-              "notes": ["symbolic engine: no constrained-vanilla question and no head tie-break"]}
-    open_page(page)
-    page.route("**/api/optimize", lambda route: route.fulfill(status=200, json=answer))
-    page.get_by_role("button", name="Find optimal design").click()
-    status = page.locator("#optimize-status")
-    expect(status).to_contain_text("Proven optimal: 8 parameters")
+    status = _optimum_with_a_note(page)
     script = """async (want) => {
       const { renderOptimum } = await import("/static/js/optimise.js");
       document.querySelector("#optimize-status details.notes summary").click();

@@ -30,7 +30,7 @@ from eqattn.groups.stand_in import compact_group
 from eqattn.optimize import optimize
 from eqattn.reps import Rep, decompose, format_rep, irreps_of
 
-from test_compact_crosscheck import Pair, _listed_optimum, _options, _rotation_class
+from test_compact_crosscheck import Pair, _listed_optimum, _options, same_verdicts
 
 
 def _types(p: Problem) -> list:
@@ -175,11 +175,7 @@ def test_degree_3_equals_agl_1_8_on_the_rotation_subfamily(kind, mults, H, d) ->
             assert _options(c, (k, n), pair.to_finite) == _options(f, (pair.cls[k].id, n), lambda r: r), key
     types = _types(c)
     for picks in [types[:1], types[-1:], types[:2], [types[0], types[-1]]]:
-        dc = Design(c, tuple(DesignOrbit(K, Rep(K, W)) for K, W in picks))
-        df = Design(f, tuple(DesignOrbit(pair.cls[K.id], pair.to_finite(Rep(K, W))) for K, W in picks))
-        assert dc.params == df.params
-        for key, x in comp.items():
-            assert check_clustering(c, dc, x).covered == check_clustering(f, df, sub[key]).covered, (key, picks)
+        same_verdicts(pair, comp, sub, picks)
     best = _listed_optimum(pair, types, sub)
     res = optimize(c, time_limit=30)
     assert res.status == "optimal" and res.design.params == best

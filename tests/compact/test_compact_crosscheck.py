@@ -155,16 +155,22 @@ def test_compact_problem_equals_the_finite_group_on_the_rotation_subfamily(case,
     types = [(K, W) for K in c.group.subgroup_classes
              for W in product(*(range(x + 1) for x in c.restrict(K).mults)) if any(W)]
     for _ in range(3):
-        picks = [types[rnd.randrange(len(types))] for _ in range(rnd.randint(1, 3))]
-        dc = Design(c, tuple(DesignOrbit(K, Rep(K, W)) for K, W in picks))
-        df = Design(f, tuple(DesignOrbit(pair.cls[K.id], pair.to_finite(Rep(K, W))) for K, W in picks))
-        assert dc.params == df.params
-        for key, x in comp.items():
-            assert check_clustering(c, dc, x).covered == check_clustering(f, df, sub[key]).covered, (key, picks)
+        same_verdicts(pair, comp, sub, [types[rnd.randrange(len(types))] for _ in range(rnd.randint(1, 3))])
     # the optimum over designs through the kept classes, by listing designs on F
     best = _listed_optimum(pair, types, sub)
     res = optimize(c, time_limit=30)
     assert res.status == "optimal" and res.design.params == best
+
+
+def same_verdicts(pair: Pair, comp: dict, sub: dict, picks: list) -> None:
+    """The design of orbit types `picks` (compact classes, multiplicities) and its finite
+    twin: the same parameters, and the same verdict on every clustering of the subfamily."""
+    c, f = pair.c, pair.f
+    dc = Design(c, tuple(DesignOrbit(K, Rep(K, W)) for K, W in picks))
+    df = Design(f, tuple(DesignOrbit(pair.cls[K.id], pair.to_finite(Rep(K, W))) for K, W in picks))
+    assert dc.params == df.params
+    for key, x in comp.items():
+        assert check_clustering(c, dc, x).covered == check_clustering(f, df, sub[key]).covered, (key, picks)
 
 
 def _listed_optimum(pair: Pair, types, sub) -> int:  # noqa: ANN001
