@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from eqattn.attention import Design, Problem, check_coverage, clusterings, count_clusterings
+from eqattn.attention import Design, Problem, check_coverage, clusterings, count_clusterings, option_table
 from eqattn.errors import InputError, LimitError
 from eqattn.groups import get_group
 from eqattn.optimize import optimize
@@ -31,7 +31,20 @@ EXAMPLES = [
     ("O3", "2x0e + 1x1o", 2, 1, 16, [("O3", "1x0e"), ("O3", "1x0e")]),
     ("SO2", "A + E1 + E2", 2, 1, 24, [("SO2", "A + E1"), ("SO2", "A + E2")]),
     ("O2", "A1 + E1 + E2", 2, 1, 16, [("O2", "A1 + E1"), ("O2", "A1 + E2")]),
+    ("SO3", "1x0 + 1x3", 2, 4, 12, [("SO3", "1x0"), ("SO3", "1x0 + 1x3")]),  # §4.5: l = 3 on C6
 ]
+
+
+def test_the_degree_3_example_needs_both_orbits() -> None:
+    """§4.5: the l = 3 part enters only through the summed R of two heads; each single-orbit
+    and twin-orbit design of 8 parameters leaves one clustering uncovered."""
+    p = Problem.create("SO3", "1x0 + 1x3", 2, 4)
+    assert p.group.compact.stand_in == "C6" and p.vanilla_params == 256
+    (c1,) = [c for c in clusterings(p) if c.orbits[0][0][1] == 2]
+    assert {(str(o.a), str(o.b)) for o in option_table(p).options(c1.orbits[0][0])} == {("1x0", "1x0 + 1x3")}
+    for orbits, covered in (([("SO3", "1x0 + 1x3")], [True, False]), ([("SO3", "1x0")] * 2, [False, True])):
+        d = Design.create(p, orbits)
+        assert d.params == 8 and [v.covered for v in sorted(check_coverage(p, d), key=lambda v: v.clustering.id)] == covered
 
 
 @pytest.mark.parametrize("group, rep, H, d, best, orbits", EXAMPLES)
