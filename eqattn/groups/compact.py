@@ -11,7 +11,7 @@ F/N ≅ Γ = G/G°, its subgroup lattice pruned to the classes containing N. Two
   independent on every F ∩ K; eqattn then computes with the band irreps themselves as K's
   irreps (reps/irreps.py `BandIrreps`: their characters on F, their Wigner matrices at F's
   elements, commutant R), decomposes characters by a linear solve, and takes End_K and the
-  isotypic projectors from the Schur blocks in band coordinates (reps/band.py).
+  isotypic projectors from the Schur blocks in band coordinates (reps/schur.py).
 
 | G | band | F | N | route |
 |---|---|---|---|---|

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError
-from .compact import ROUTES, CompactInfo, check_band, proper, stand_in_generators
+from .compact import L_DETECT, ROUTES, CompactInfo, check_band, proper, stand_in_generators
 from .finite_group import STANDARD, FiniteGroup
 from .subgroups import SubgroupClass, SubgroupLattice, prune_lattice
 
@@ -30,6 +30,9 @@ def compact_group(kind: str, band: int, route: str = "auto") -> FiniteGroup:
     check_band(kind, band, "group")
     if route not in ROUTES:
         raise InputError("route", f"one of {', '.join(ROUTES)}, got {route!r}")
+    if route == "irreps" and kind in ("SO3", "O3") and band > L_DETECT:
+        raise InputError("route", f"no finite subgroup of SO(3) keeps l = {band} irreducible: route 'irreps' "
+                         f"goes up to l = {L_DETECT}; 'characters' (or 'auto') computes higher bands")
     info = CompactInfo(kind, band, route)
     G = FiniteGroup.from_matrices(kind, stand_in_generators(info), family="compact", params=(band,), compact=info)
     lat = pruned_lattice(G, SubgroupLattice.build(G, STANDARD))

@@ -228,6 +228,14 @@ def test_the_character_detecting_stand_ins(kind, band, stand_in, order) -> None:
         assert np.linalg.matrix_rank(chars, tol=1e-8) == len(chars)
 
 
+def test_a_route_that_cannot_hold_the_band_is_refused() -> None:
+    with pytest.raises(InputError, match="route 'irreps' goes up to l = 2"):
+        compact_group("SO3", 3, route="irreps")
+    with pytest.raises(InputError, match="one of auto, irreps, characters"):
+        compact_group("O3", 1, route="wigner")
+    assert compact_group("O3", 2, route="irreps").compact.stand_in == "Ih"
+
+
 def test_the_whole_workflow_at_degree_3_is_equivariant_under_haar_samples() -> None:
     """The optimum on O3 with degree 3 covers every clustering, and its witnesses' weights are
     checked by verify under Haar-random elements of O(3), not only under the stand-in's."""
