@@ -68,27 +68,36 @@ def _as_matrices(generators: Sequence[np.ndarray] | np.ndarray, n: int) -> list[
     return mats
 
 
-def _refuse_band(G: FiniteGroup, rho: np.ndarray) -> None:
-    """A character-detecting stand-in (docs/theory-continuous.md §8): when V's irreps do not
-    stay irreducible and distinct on F, dim End_F(V) = <χ, χ>_F exceeds dim End_G(V) = Σ m_σ²,
-    an intertwiner found on F's elements need not intertwine on the compact group, and a change
-    of basis cannot be read off matrices at F's elements (V = 0e + 0o, say, is fine: F tells
-    its irreps apart)."""
+def _band_change(G: FiniteGroup, rho: np.ndarray, matrices: np.ndarray, element_of: np.ndarray) -> BasisChange | None:
+    """On a character-detecting stand-in (docs/theory-continuous.md §8) an intertwiner averaged
+    over F need not intertwine on the compact group when V's irreps are not irreducible and
+    distinct on F (dim End_F(V) = <χ, χ>_F > dim End_G(V) = Σ m_σ²). There the user's matrices
+    must be V's band blocks in some order, and Q is the permutation that sorts them
+    (numeric/isotypic.py); otherwise the change of basis is not fixed by F and is refused.
+    None: not such a stand-in, or F tells V's irreps apart (the average is then right)."""
     info = G.compact
     if info is None or not info.band_irreps:
-        return
+        return None
     from ..reps import decompose
+    from .isotypic import isotypic_basis
 
+    top = G.subgroup_classes[-1]
     chi = np.trace(np.asarray(rho, dtype=np.float64), axis1=1, axis2=2)
-    end_f = float(np.mean(chi**2))
-    end_g = float(np.sum(np.square(decompose(G.subgroup_classes[-1], chi, field="rep_matrices").mults)))
-    if abs(end_f - end_g) > 1e-6:
+    mults = decompose(top, chi, field="rep_matrices").mults
+    try:
+        Q = isotypic_basis(top, np.asarray(matrices, dtype=np.float64), mults).matrix()
+    except ValueError:
+        if abs(float(np.mean(chi**2)) - float(np.sum(np.square(mults)))) <= 1e-6:
+            return None
         raise InputError(
             "rep_matrices",
             f"{G.name} at {info.band_text} is computed on {info.stand_in}, on which its irreps are not "
-            "irreducible: matrices at its elements do not fix the change of basis on the whole group; give "
-            "a basis instead (eqattn.torch.interop.from_e3nn for e3nn features) or V in eqattn's coordinates",
-        )
+            "irreducible: matrices at its elements fix the change of basis on the whole group only when they "
+            "are V's real Wigner blocks (e3nn's basis) in some order; give a basis instead "
+            "(eqattn.torch.interop.from_e3nn for e3nn features) or V in eqattn's coordinates",
+        ) from None
+    err = float(np.abs(matrices @ Q - Q @ rho).max())
+    return BasisChange(Q=Q, matrices=matrices, element_of=element_of, error=err)
 
 
 def match_basis(G: FiniteGroup, rho: np.ndarray, generators: Sequence[np.ndarray] | np.ndarray, seed: int = 0) -> BasisChange:
@@ -104,7 +113,6 @@ def match_basis(G: FiniteGroup, rho: np.ndarray, generators: Sequence[np.ndarray
     ...
     eqattn.errors.InputError: rep_matrices: the matrices generate a group of order 1; C4 has order 4 (is the representation faithful? give generators of all of C4)
     """
-    _refuse_band(G, rho)
     rho = np.asarray(rho, dtype=np.float64)
     n = rho.shape[1]
     mats = _as_matrices(generators, n)
@@ -133,7 +141,7 @@ def match_basis(G: FiniteGroup, rho: np.ndarray, generators: Sequence[np.ndarray
         )
     matrices = np.empty_like(rho)
     matrices[phi] = user
-    return _intertwine(rho, matrices, phi, seed)
+    return _band_change(G, rho, matrices, phi) or _intertwine(rho, matrices, phi, seed)
 
 
 def basis_from_elements(G: FiniteGroup, rho: np.ndarray, matrices: np.ndarray, seed: int = 0) -> BasisChange:
@@ -145,7 +153,6 @@ def basis_from_elements(G: FiniteGroup, rho: np.ndarray, matrices: np.ndarray, s
     >>> basis_from_elements(get_group("C2"), np.array([[[1.0]], [[-1.0]]]), np.array([[[1.0]], [[-1.0]]])).Q.tolist()
     [[1.0]]
     """
-    _refuse_band(G, rho)
     rho = np.asarray(rho, dtype=np.float64)
     n = rho.shape[1]
     mats = np.asarray(_as_matrices(list(matrices), n))
@@ -154,7 +161,7 @@ def basis_from_elements(G: FiniteGroup, rho: np.ndarray, matrices: np.ndarray, s
     bad = [g for g in range(G.order) for h in G.generators if np.abs(mats[G.table[g, h]] - mats[g] @ mats[h]).max() > 1e-8]
     if bad:
         raise InputError("rep_matrices", f"not a representation of {G.name}: rho(g h) != rho(g) rho(h) for g = {bad[0]}")
-    return _intertwine(rho, mats, np.arange(G.order), seed)
+    return _band_change(G, rho, mats, np.arange(G.order)) or _intertwine(rho, mats, np.arange(G.order), seed)
 
 
 def _intertwine(rho: np.ndarray, matrices: np.ndarray, element_of: np.ndarray, seed: int) -> BasisChange:

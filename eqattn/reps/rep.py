@@ -121,7 +121,7 @@ def decompose(sub: "SubgroupClass", character: np.ndarray, field: str = "rep") -
         raw, *_ = np.linalg.lstsq(A, chi, rcond=None)
         if np.abs(A @ raw - chi).max() > 1e-6 * max(1.0, float(np.abs(chi).max())):
             raise InputError(field, f"not a representation of {sub.name} inside the band of this problem "
-                             f"({sub.group.compact.band_text if sub.group.compact else 'its irreps'})")
+                             f"({sub.group.compact.band_text})")
     else:
         raw = (irr.chars[:, K] @ chi) / (sub.order * irr.es)
     m = np.round(raw)

@@ -51,6 +51,10 @@ BLOCK_TOL = 1e-9
 def block_irreps(V: "Rep", sub: "SubgroupClass") -> tuple[int, ...]:
     """For band irreps: per block of V (copy after copy, in V's order) the irrep of K = sub it
     restricts to. ValueError when a block does not restrict to one irrep with equal matrices."""
+    return sub.memo.get(("block_irreps", V.sub.id, tuple(V.mults)), lambda: _block_irreps(V, sub))
+
+
+def _block_irreps(V: "Rep", sub: "SubgroupClass") -> tuple[int, ...]:
     from .rep import decompose
 
     H = V.sub

@@ -218,40 +218,7 @@ def from_e3nn(irreps: Any, group: str | FiniteGroup = "O3") -> tuple[FiniteGroup
     mats = _e3nn_matrices(ir, np.asarray(G.matrices))
     chi = np.trace(mats, axis1=1, axis2=2)
     V = decompose(G.subgroup_classes[-1], chi, field="irreps")
-    return G, V, _e3nn_change(G, V, ir, mats)
-
-
-def _e3nn_change(G: FiniteGroup, V: Rep, ir: Any, mats: np.ndarray) -> BasisChange:
-    """``Q`` with ``mats[f] Q = Q rho_eqattn(f)`` that holds on all of the compact group.
-
-    On a detecting stand-in any such Q does (Hom over F is Hom over G). On a character-detecting
-    one (Lemma 8, docs/theory-continuous.md §8) Hom over F is larger, and an averaged Q could
-    intertwine on F only; there both sides are the same real Wigner blocks in another order, and
-    Q is the permutation that matches e3nn's blocks with eqattn's, label by label."""
-    if not V.irreps.band:
-        return basis_from_elements(G, V.matrices(), mats)
-    top = G.subgroup_classes[-1]
-    rho = V.matrices()
-    ours: dict[int, list[int]] = {}
-    pos = 0
-    for t, m in enumerate(V.mults):
-        for _ in range(int(m)):
-            ours.setdefault(t, []).append(pos)
-            pos += int(V.irreps.dims[t])
-    Q = np.zeros((V.dim, V.dim))
-    pos = 0
-    for mul, irrep in ir:
-        d = int(irrep.dim)
-        for _ in range(int(mul)):
-            chi = np.trace(mats[:, pos : pos + d, pos : pos + d], axis1=1, axis2=2)
-            t = int(np.argmax(decompose(top, chi, field="irreps").mults))
-            start = ours[t].pop(0)
-            Q[pos : pos + d, start : start + d] = np.eye(d)
-            pos += d
-    err = float(np.abs(mats @ Q - Q @ rho).max())
-    if err > 1e-8:
-        raise InputError("irreps", f"e3nn's blocks are not eqattn's band blocks (error {err:.1e})")
-    return BasisChange(Q=Q, matrices=mats, element_of=np.arange(G.order), error=err)
+    return G, V, basis_from_elements(G, V.matrices(), mats)
 
 
 def to_e3nn(G: FiniteGroup, V: Rep) -> tuple[Any, BasisChange]:
@@ -279,7 +246,7 @@ def to_e3nn(G: FiniteGroup, V: Rep) -> tuple[Any, BasisChange]:
             terms.append((int(m), (int(l), parity if parity else (-1) ** int(l))))
     ir = o3.Irreps(terms)
     mats = _e3nn_matrices(ir, np.asarray(G.matrices))
-    return ir, _e3nn_change(G, V, ir, mats)
+    return ir, basis_from_elements(G, V.matrices(), mats)
 
 
 

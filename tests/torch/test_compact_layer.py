@@ -131,19 +131,29 @@ def test_the_fallback_design_layer_is_equivariant(group: str, v: str) -> None:
     assert equivariance_error(layer, R, R, x_of(p.dim_v)) < TOL
 
 
-def test_matrices_at_a_character_detecting_stand_in_are_refused_as_a_basis() -> None:
-    """At l >= 3 (§8) V's irreps are not irreducible on the stand-in, so matrices at its
-    elements do not fix a change of basis on the compact group: refused, naming the way out.
-    Where F tells V's irreps apart (the permutation representation on G/G°: 0e + 0o), the
-    basis is still read off F (the encoder's default feed-forward)."""
+def test_matrices_at_a_character_detecting_stand_in_fix_a_basis_only_as_wigner_blocks() -> None:
+    """At l >= 3 (§8) V's irreps are not irreducible on the stand-in, so an average over its
+    elements could intertwine on F only. Matrices that are V's Wigner blocks in another order
+    give the block permutation, and the layer built on them is O(3)-equivariant under Haar
+    samples; a rotated basis is refused, naming the way out. Where F tells V's irreps apart
+    (the permutation representation on G/G°: 0e + 0o) the average is still used."""
     from eqattn.errors import InputError
     from eqattn.numeric.basis import basis_from_elements
 
     p = Problem.create("O3", "1x0e + 1x3o", 1, 1)
+    perm = np.eye(p.dim_v)[[*range(1, 8), 0]]  # the 0e block moved after the 3o block
+    user = perm @ p.rho @ perm.T
+    change = basis_from_elements(p.group, p.rho, user)
+    assert np.array_equal(change.Q, perm) and change.error < 1e-12
     design = eqattn.optimal_design(p)
+    layer = EquivariantAttention.from_design(design, rep_matrices=list(user), dtype=F64)
+    R = haar_rho(p.V, seed=2)
+    Pt = torch.as_tensor(perm)
+    assert equivariance_error(layer, Pt @ R @ Pt.T, Pt @ R @ Pt.T, x_of(p.dim_v)) < TOL
+    rot = np.linalg.qr(np.random.default_rng(0).normal(size=(p.dim_v, p.dim_v)))[0]
     with pytest.raises(InputError, match="give a basis instead"):
-        EquivariantAttention.from_design(design, rep_matrices=list(p.rho[:3]))
+        basis_from_elements(p.group, p.rho, rot @ p.rho @ rot.T)
     with pytest.raises(InputError, match="give a basis instead"):
-        basis_from_elements(p.group, p.rho, p.rho)
+        EquivariantAttention.from_design(design, rep_matrices=list(rot @ p.rho @ rot.T))
     two = eqattn.rep(p.group, "1x0e + 1x0o")
     assert basis_from_elements(p.group, two.matrices(), two.matrices()).error < 1e-12
