@@ -61,6 +61,8 @@ def _optimize_symbolic(
             f"seeded by the search of H = {problem.heads // seed.k} heads (theory-scale O16): its {len(seed.keys)} scenario keys repeated {seed.k} times"
             + ("" if seed.design is None else f", its design ({seed.design.params} parameters) repeated {seed.k} times as a candidate")
         )
+    if res.induced is not None:
+        notes.append(f"a design induced from the search of the index-2 subgroup {res.induced[0]} ({res.induced[1]} parameters, theory-scale O20) was an incumbent")
     answer = Answer(
         res.design, res.status, res.lower_units, res.stopped, res.rounds, res.types, res.scenarios, res.usage, unchecked=res.unchecked,
         reason=res.reason, notes=notes,

@@ -29,9 +29,11 @@ from ..attention.clusterings import Clustering
 from ..attention.hosting import hosting
 from ..attention.dominance import MAX_MULTISETS
 from ..errors import LimitError
+from ..groups import SubgroupClass
 from .bounds import ScenarioBound
 from .budget import Budget, Usage
 from .catalogue import DemandCatalogue
+from .induced import INDUCE_SHARE, induce_design, induce_from, subgroup_problem
 from .limits import ComputeLimits, params_per_cost
 from .multiples import SPLIT_SHARE, Seed, split_factor, sub_problem
 from .oracle import ROUND_KEYS, CounterexampleOracle
@@ -79,7 +81,9 @@ def search(
     only: tuple[Clustering, ...] | None = None,
 ) -> SearchResult:
     """The counterexample search until optimal, infeasible, or a limit: the regular design
-    and the empty design's counterexamples first, then the seed, then passes of the rounds
+    and the empty design's counterexamples first, then (a group of order >= 48 with an
+    index-2 subgroup, every clustering to cover) the design induced from the subgroup's
+    search (O20), then the seed, then passes of the rounds
     (`rounds.pipeline`) until the budget's end. The LP bound over every type runs when the
     loop cannot prove its answer (restricted types, a limit), until the end; the loop keeps
     time for it (`lp_reserve`). `recheck_factor`: the search ends earlier by this many times
@@ -93,6 +97,8 @@ def search(
     opened = _open(state)
     if opened is not None:
         return opened
+    if only is None:
+        _plant_induced(state)
     if callable(seed):
         seed = seed(state.final_end(), state.usage)
     state.seed = seed
@@ -127,6 +133,59 @@ def _open(state: SearchState) -> SearchResult | None:
     state.working = set(range(len(state.keys)))
     state.recent = set(state.working)
     return None
+
+
+def _plant_induced(state: SearchState) -> None:
+    """The design induced from an index-2 subgroup's search (induced.py, Lemma O20) as the
+    incumbent when it is cheaper and within the limits. It covers by the lemma; the oracle
+    checks it all the same (a clustering it misses is an internal error, as for the regular
+    design)."""
+    problem = state.problem
+    A = induce_from(problem)
+    if A is None:
+        return
+    design = induced_for(problem, A, state.budget, state.final_end(), state.limits,
+                         backend=state.backend, threads=state.threads, progress=state.progress, used=state.usage)
+    if design is None or not state.cheaper(design) or not state.limits.admits(design):
+        return
+    viol = state.oracle.keys(design, state.loop_end(), 1)
+    if viol:
+        raise RuntimeError(f"internal error: the design induced from {A.name} does not cover every clustering")
+    if viol is not None:
+        log.debug("induced from %s: %d units", A.name, design.params // 4)
+        state.improve(design)
+        state.induced = (A.name, design.params)
+
+
+def induced_for(
+    problem: Problem, A: SubgroupClass, budget: Budget, deadline: float, limits: ComputeLimits | None = None, *,
+    backend: str = "highs", threads: int | None = None, progress: Progress | None = None, used: Usage | None = None,
+) -> Design | None:
+    """The best covering design the search of `(A, V|A, H, d)` finds (itself seeded as any
+    search), run for `INDUCE_SHARE` of the time left (with a work limit: half the work left
+    and no share of the time, as `seed_for`) under the limits divided by `[G:A]`, induced to
+    `problem` (Lemma O20); None when it finds none or meets a limit. What it spends is added
+    to `used`."""
+    limits = ComputeLimits() if limits is None else limits
+    sub = subgroup_problem(problem, A)
+    used = Usage() if used is None else used
+    now = time.perf_counter()
+    until = deadline if budget.work_limit is not None else now + INDUCE_SHARE * max(deadline - now, 0.0)
+    sub_progress = (None if progress is None else
+                    lambda e: progress({**e, "stage": f"induced from {A.name}", "bound": None, "incumbent": None}))
+    sub_limits = limits.divided(A.index)
+    sub_budget = budget.until(until, None if budget.work_limit is None else max(budget.work_left(used) or 0, 0) // 2)
+    try:
+        res = search(
+            sub, sub_budget, sub_limits, backend=backend, threads=threads, progress=sub_progress,
+            seed=lambda end, spent: seed_for(sub, sub_budget, end, sub_limits, backend=backend, threads=threads, progress=sub_progress, used=spent),
+        )
+    except LimitError as e:
+        log.debug("induced from %s: %s", A.name, e.message)
+        return None
+    used.absorb(res.usage)
+    log.debug("induced from %s: %s, %s units", A.name, res.status, None if res.design is None else res.design.params // 4)
+    return None if res.design is None else induce_design(problem, A, res.design)
 
 
 def conclude(state: SearchState) -> SearchResult:

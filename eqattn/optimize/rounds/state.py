@@ -77,6 +77,7 @@ class SearchResult:
     unchecked: bool = False  # a candidate could not be checked within the checker's limits
     usage: Usage = field(default_factory=Usage)
     reason: str | None = None  # one line: why a limit or failure stopped it
+    induced: tuple[str, int] | None = None  # (subgroup, parameters) of the design induced from an index-2 subgroup, when it became the incumbent (O20)
 
 
 @dataclass(frozen=True)
@@ -170,6 +171,7 @@ class SearchState:
     rounded_seen: set = field(default_factory=set)
     rounded_last: bool = False
     seed: "Seed | None" = None
+    induced: tuple[str, int] | None = None  # (subgroup, parameters): the induced design became the incumbent (O20)
     # this pass
     deadline: float = math.inf
     max_cost: float = math.inf  # types dearer than the incumbent are left out
@@ -234,7 +236,7 @@ class SearchState:
         return SearchResult(
             status, design, int(lower or 0), self.rounds, len(self.keys), self.n_types, stopped, tuple(self.keys),
             tuple(self.catalogue.values), self.best_lp, tuple(self.fixed_programs), self.best_check_s, self.seed,
-            self.oracle.unchecked, self.usage, self.reason if (stopped or status == "infeasible") else None,
+            self.oracle.unchecked, self.usage, self.reason if (stopped or status == "infeasible") else None, self.induced,
         )
 
     def optimal(self) -> Outcome:
