@@ -166,26 +166,41 @@ def induced_for(
     and no share of the time, as `seed_for`) under the limits divided by `[G:A]`, induced to
     `problem` (Lemma O20); None when it finds none or meets a limit. What it spends is added
     to `used`."""
-    limits = ComputeLimits() if limits is None else limits
     sub = subgroup_problem(problem, A)
+    res = _sub_search(sub, A.index, INDUCE_SHARE, f"induced from {A.name}", budget, deadline, limits, backend, threads, progress, used)
+    if res is None:
+        return None
+    log.debug("induced from %s: %s, %s units", A.name, res.status, None if res.design is None else res.design.params // 4)
+    return None if res.design is None else induce_design(problem, A, res.design)
+
+
+def _sub_search(
+    sub: Problem, k: int, share: float, stage: str, budget: Budget, deadline: float, limits: ComputeLimits | None,
+    backend: str, threads: int | None, progress: Progress | None, used: Usage | None,
+) -> SearchResult | None:
+    """The search of a smaller problem for a larger one (O16, O20), itself seeded by `seed_for`:
+    `share` of the time left before `deadline` (with a work limit: half the work left, `used`
+    saying what was spent, and no share of the time: the clock stops a sub-search only when
+    it stops the run, O5), under the limits divided by `k` (its design repeated, or induced,
+    `k`-fold then meets them); None when it meets a limit of its own. What it spends is added
+    to `used`."""
+    limits = ComputeLimits() if limits is None else limits
     used = Usage() if used is None else used
     now = time.perf_counter()
-    until = deadline if budget.work_limit is not None else now + INDUCE_SHARE * max(deadline - now, 0.0)
-    sub_progress = (None if progress is None else
-                    lambda e: progress({**e, "stage": f"induced from {A.name}", "bound": None, "incumbent": None}))
-    sub_limits = limits.divided(A.index)
+    until = deadline if budget.work_limit is not None else now + share * max(deadline - now, 0.0)
+    sub_progress = None if progress is None else lambda e: progress({**e, "stage": stage, "bound": None, "incumbent": None})
+    sub_limits = limits.divided(k)
     sub_budget = budget.until(until, None if budget.work_limit is None else max(budget.work_left(used) or 0, 0) // 2)
     try:
         res = search(
             sub, sub_budget, sub_limits, backend=backend, threads=threads, progress=sub_progress,
             seed=lambda end, spent: seed_for(sub, sub_budget, end, sub_limits, backend=backend, threads=threads, progress=sub_progress, used=spent),
         )
-    except LimitError as e:
-        log.debug("induced from %s: %s", A.name, e.message)
+    except LimitError as e:  # a limit of the smaller problem (the larger search meets its own limits)
+        log.debug("%s: %s", stage, e.message)
         return None
     used.absorb(res.usage)
-    log.debug("induced from %s: %s, %s units", A.name, res.status, None if res.design is None else res.design.params // 4)
-    return None if res.design is None else induce_design(problem, A, res.design)
+    return res
 
 
 def conclude(state: SearchState) -> SearchResult:
@@ -218,24 +233,10 @@ def seed_for(
     k = split_factor(problem)
     if k is None:
         return None
-    limits = ComputeLimits() if limits is None else limits
     sub = sub_problem(problem, k)
-    used = Usage() if used is None else used
-    now = time.perf_counter()
-    until = deadline if budget.work_limit is not None else now + SPLIT_SHARE * max(deadline - now, 0.0)
-    sub_progress = (None if progress is None else
-                    lambda e: progress({**e, "stage": f"seed H={sub.heads}", "bound": None, "incumbent": None}))
-    sub_limits = limits.divided(k)
-    sub_budget = budget.until(until, None if budget.work_limit is None else max(budget.work_left(used) or 0, 0) // 2)
-    try:
-        res = search(
-            sub, sub_budget, sub_limits, backend=backend, threads=threads, progress=sub_progress,
-            seed=lambda end, spent: seed_for(sub, sub_budget, end, sub_limits, backend=backend, threads=threads, progress=sub_progress, used=spent),
-        )
-    except LimitError as e:  # a limit of the smaller problem: no seed (the search of H meets its own limits)
-        log.debug("seed H = %d: %s", sub.heads, e.message)
+    res = _sub_search(sub, k, SPLIT_SHARE, f"seed H={sub.heads}", budget, deadline, limits, backend, threads, progress, used)
+    if res is None:
         return None
-    used.absorb(res.usage)
     active: set[int] = set()
     columns: tuple = ()
     if res.best_lp is not None:
