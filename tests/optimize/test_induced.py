@@ -12,7 +12,7 @@ import pytest
 from eqattn.attention import Design, DesignOrbit, Problem, check_coverage
 from eqattn.reps import Rep
 from eqattn.optimize import optimize
-from eqattn.optimize.induced import INDUCE_MIN_ORDER, induce_design, induce_from, index_two_subgroups, subgroup_problem
+from eqattn.optimize.induced import induce_design, induce_from, index_two_subgroups, subgroup_problem
 
 from brute_force import BruteForce, Budget
 
@@ -60,7 +60,7 @@ def test_the_induced_head_space_is_the_character_carried_by_the_conjugation() ->
 def test_which_subgroup() -> None:
     assert [A.name for A in index_two_subgroups(Problem.create("D4", "regular", 1, 1))] == ["C2xC2.1", "C2xC2.2", "C4"]
     assert induce_from(Problem.create("D4", "regular", 1, 1)) is None  # below INDUCE_MIN_ORDER
-    assert INDUCE_MIN_ORDER == 48
+    assert induce_from(Problem.create("S4", "regular", 1, 1)) is None  # order 24 < 48, though A4 has index 2
     assert induce_from(Problem.create("S5", "regular", 1, 1)).name == "A5"
     assert induce_from(Problem.create("Oh", "regular", 1, 1)).type_name == "S4"  # 5 irreps, not A4xC2's 8
     assert induce_from(Problem.create("A5", "regular", 1, 1)) is None  # simple: no index-2 subgroup
@@ -76,3 +76,12 @@ def test_the_search_of_S5_takes_the_design_induced_from_A5() -> None:
     assert any("induced from the search of the index-2 subgroup A5 (112 parameters" in n for n in r.to_json()["notes"])
     assert optimize(subgroup_problem(p, induce_from(p)), 60).design.params == 112
     assert all(v.covered for v in check_coverage(p, r.design))
+
+
+def test_under_a_work_limit_the_induced_search_is_deterministic() -> None:
+    """With a work limit the subgroup's search gets half the work left and no share of the
+    clock (search._sub_search): two runs give the same design, bound and notes."""
+    p = Problem.create("S5", "regular", 2, 2)
+    a, b = (optimize(p, 120, work_limit=40).to_json() for _ in range(2))
+    assert a["design_params"] == b["design_params"] == 56 and a["status"] == b["status"] == "optimal"
+    assert a["notes"] == b["notes"] and any("induced from the search of the index-2 subgroup A5" in n for n in a["notes"])
