@@ -1,0 +1,115 @@
+"""The induced design's effect on the optimiser (theory-scale O20, issue "Designs an ML user can run").
+
+    PYTHONPATH=. python3 benchmarks/induced.py                         # every problem below, 60 s each run (about 20 min)
+    PYTHONPATH=. python3 benchmarks/induced.py --only Ih:4xregular:8:60 --time-limit 120
+    PYTHONPATH=. python3 benchmarks/induced.py --csv /tmp/induced.csv
+
+Each problem is solved by `optimize` twice, each run in its own process and one after the
+other: as shipped (a finite group of order >= INDUCE_MIN_ORDER with an index-2 subgroup takes
+the design induced from that subgroup's search as a candidate, `search._plant_induced`), and
+the baseline with the induced design switched off (the child process raises
+`induced.INDUCE_MIN_ORDER` above every order; nothing else changes). Every row prints status,
+parameters, lower bound, gap and wall time of both runs, and the ratios with / without of
+the parameters and of the bound.
+
+Run it alone on the machine: the answers are time-limited, and two optimisers sharing the
+cores find less in the same time (on a two-core machine a concurrent run halved what one
+side found).
+
+Problems: the large groups of the issue's table and ViT-like sizes (Ih, S5, A5xC2 4xregular
+H8 d60; S4xC2 10xregular H8 d60; Oh 64x(vector + trivial) H8 d32 and d64; Oh regular and
+2xregular H8); D4h 64x(vector + trivial) H8 d64 (order 16: no induced design, both runs are
+the same search, a check of the run-to-run spread).
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse
+import csv
+import multiprocessing as mp
+import sys
+import time
+
+PROBLEMS = [("Ih", "4xregular", 8, 60), ("S5", "4xregular", 8, 60), ("A5xC2", "4xregular", 8, 60),
+            ("S4xC2", "10xregular", 8, 60), ("Oh", "64xvector + 64xtrivial", 8, 32), ("Oh", "64xvector + 64xtrivial", 8, 64),
+            ("Oh", "regular", 8, 16), ("Oh", "2xregular", 8, 32), ("D4h", "64xvector + 64xtrivial", 8, 64)]
+
+
+def _run(spec, tl: float, induce: bool, out) -> None:  # noqa: ANN001
+    t0 = time.perf_counter()
+    try:
+        from eqattn.attention import Problem
+        from eqattn.optimize import induced, optimize
+
+        if not induce:
+            induced.INDUCE_MIN_ORDER = 10**9  # the baseline: no group is large enough to be induced to
+        r = optimize(Problem.create(*spec), tl)
+        j = r.to_json()
+        used = any("induced from" in n for n in j.get("notes", []))
+        out.put((r.status, j.get("design_params"), j.get("lower_bound"), used, time.perf_counter() - t0, ""))
+    except Exception as e:  # noqa: BLE001 - reported as a row
+        out.put(("error", None, None, False, time.perf_counter() - t0, f"{type(e).__name__}: {e}"))
+
+
+def run_one(spec, tl: float, induce: bool) -> tuple:  # noqa: ANN001
+    ctx = mp.get_context("fork")
+    q = ctx.Queue()
+    proc = ctx.Process(target=_run, args=(spec, tl, induce, q))
+    proc.start()
+    proc.join(2 * tl + 60)
+    if proc.is_alive():
+        proc.kill()
+        proc.join()
+        return ("killed", None, None, False, 2 * tl + 60, "killed")
+    try:
+        return q.get(timeout=5)
+    except Exception:  # noqa: BLE001
+        return ("error", None, None, False, 0.0, f"exit code {proc.exitcode}")
+
+
+def _fmt(r: tuple) -> str:
+    status, params, lower, used, secs, err = r
+    if err:
+        return f"{status} {err}"
+    gap = "-" if not params or lower is None else f"{100 * (params - lower) / params:.1f}%"
+    return f"{status:<8} {params!s:>7} >= {lower!s:<7} gap {gap:>6} {secs:5.1f}s{' (induced)' if used else ''}"
+
+
+def _ratio(a: int | None, b: int | None) -> str:
+    return "-" if a is None or not b else f"{a / b:.3f}"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--only", default=None, help="G:V:H:d[,G:V:H:d...]")
+    ap.add_argument("--time-limit", type=float, default=60.0)
+    ap.add_argument("--csv", default=None)
+    a = ap.parse_args()
+    specs = PROBLEMS if not a.only else [tuple(int(x) if i >= 2 else x for i, x in enumerate(s.split(":"))) for s in a.only.split(",")]
+    rows = []
+    for spec in specs:
+        with_ = run_one(spec, a.time_limit, True)
+        without = run_one(spec, a.time_limit, False)
+        rows.append((spec, with_, without))
+        print(f"{spec[0]:<6} {spec[1]:<24} H={spec[2]:<2} d={spec[3]:<3} with: {_fmt(with_)} | without: {_fmt(without)} | "
+              f"params {_ratio(with_[1], without[1])}, bound {_ratio(with_[2], without[2])}", flush=True)
+    better = sum(1 for _, w, o in rows if w[1] is not None and (o[1] is None or w[1] < o[1]))
+    worse = sum(1 for _, w, o in rows if o[1] is not None and (w[1] is None or w[1] > o[1]))
+    print(f"\nsummary: {len(rows)} problems; fewer parameters with the induced design on {better}, more on {worse}")
+    if a.csv:
+        with open(a.csv, "w", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(["group", "rep", "heads", "head_dim", "run", "status", "params", "lower_bound", "induced_used", "seconds"])
+            for spec, *runs in rows:
+                for name, r in zip(("with", "without"), runs):
+                    w.writerow([*spec, name, *r[:4], round(r[4], 2)])
+    return 1 if any(r[0] == "error" for _, *runs in rows for r in runs) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
