@@ -46,9 +46,12 @@ def _run(spec, tl: float, induce: bool, out) -> None:  # noqa: ANN001
         from eqattn.attention import Problem
         from eqattn.optimize import induced, optimize
 
+        p = Problem.create(*spec)
         if not induce:
             induced.INDUCE_MIN_ORDER = 10**9  # the baseline: no group is large enough to be induced to
-        r = optimize(Problem.create(*spec), tl)
+            if induced.induce_from(p) is not None:  # the switch no longer reaches the search (a renamed constant)
+                raise RuntimeError("the baseline still induces: induced.INDUCE_MIN_ORDER is not what induce_from reads")
+        r = optimize(p, tl)
         j = r.to_json()
         used = any("induced from" in n for n in j.get("notes", []))
         out.put((r.status, j.get("design_params"), j.get("lower_bound"), used, time.perf_counter() - t0, ""))
@@ -98,9 +101,10 @@ def main() -> int:
         rows.append((spec, with_, without))
         print(f"{spec[0]:<6} {spec[1]:<24} H={spec[2]:<2} d={spec[3]:<3} with: {_fmt(with_)} | without: {_fmt(without)} | "
               f"params {_ratio(with_[1], without[1])}, bound {_ratio(with_[2], without[2])}", flush=True)
-    better = sum(1 for _, w, o in rows if w[1] is not None and (o[1] is None or w[1] < o[1]))
-    worse = sum(1 for _, w, o in rows if o[1] is not None and (w[1] is None or w[1] > o[1]))
-    print(f"\nsummary: {len(rows)} problems; fewer parameters with the induced design on {better}, more on {worse}")
+    ran = [(w, o) for _, w, o in rows if w[0] not in ("error", "killed") and o[0] not in ("error", "killed")]
+    better = sum(1 for w, o in ran if w[1] is not None and (o[1] is None or w[1] < o[1]))
+    worse = sum(1 for w, o in ran if o[1] is not None and (w[1] is None or w[1] > o[1]))
+    print(f"\nsummary: {len(rows)} problems, {len(ran)} with both runs answered; fewer parameters with the induced design on {better}, more on {worse}")
     if a.csv:
         with open(a.csv, "w", newline="") as fh:
             w = csv.writer(fh)
