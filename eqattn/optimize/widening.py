@@ -32,6 +32,7 @@ from .optimizer import DEFAULT_TIME_LIMIT
 
 OBJECTIVES = ("attention_cost", "heads", "max_head_dim")
 BOUND_SHARE = 0.25  # of a question's time, for its LP bound in heads or attention cost (measure_bound)
+RESUME_MIN_S = 2.0  # seconds left after the three questions that carry an unproven head count on (resume)
 
 
 @dataclass(frozen=True)
@@ -172,17 +173,17 @@ def min_head_dim(problem: Problem, time_limit: float) -> Extent:
     return Extent(hi, "feasible" if undecided else "optimal", lo + 1, best.design)
 
 
-def least_bound(problem: Problem, lo: int, hi: int, limits_at, measure, time_limit: float) -> Extent:  # noqa: ANN001
+def least_bound(problem: Problem, lo: int, hi: int, limits_at, measure, time_limit: float, best: Design | None = None) -> Extent:  # noqa: ANN001
     """The least x in (lo, hi] with a covering design within `limits_at(x)`, by bisection with
     the optimiser (`optimize_within`: infeasible is a proof), where the budget program's types
     are too many. Feasibility is monotone in x (the limits grow with x). `hi` must be
     feasible or tested; `lo` is known infeasible (or 0); `measure(design)` is the x a found
-    design attains (at most the x it was asked for)."""
+    design attains (at most the x it was asked for). `best`: a covering design attaining
+    `hi` (then `hi` counts as tested: the bisection carries on from an earlier one)."""
     from .within import optimize_within
 
     deadline = time.perf_counter() + time_limit
-    best = None
-    tested_hi = False
+    tested_hi = best is not None
     while hi - lo > 1 or not tested_hi:
         mid = hi if not tested_hi else (lo + hi) // 2
         left = deadline - time.perf_counter()
@@ -214,13 +215,22 @@ def fewest_heads(problem: Problem, time_limit: float, cost_lower: int = 0) -> Ex
         return heads_by_bisection(problem, time_limit, cost_lower)
 
 
+def _question(problem: Problem, objective: str):  # noqa: ANN202 - (limits_at, measure) for least_bound
+    """A head question as `least_bound` asks it: the limits at x, and the x a design attains."""
+    if objective == "heads":
+        return (lambda h: {"max_heads": h, "max_head_dim": problem.head_dim}), (lambda a: a.heads)
+    if objective == "max_head_dim":
+        return (lambda x: {"max_heads": problem.heads, "max_head_dim": x}), (lambda a: max((o.head_dim for o in a.orbits), default=0))
+    raise ValueError(f"a head question (heads or max_head_dim), got {objective!r}")
+
+
 def heads_by_bisection(problem: Problem, time_limit: float, cost_lower: int = 0) -> Extent:
     """`fewest_heads` past the budget program: `least_bound` from the lower bound."""
     t0 = time.perf_counter()
     G, H, d = problem.group.order, problem.heads, problem.head_dim
     lb = max(measure_bound(problem, "heads", BOUND_SHARE * time_limit, max_head_dim=d), -(-cost_lower // d))
     lo = min(max(lb - 1, 0), G * H - 1)
-    return least_bound(problem, lo, G * H, lambda h: {"max_heads": h, "max_head_dim": d}, lambda a: a.heads,
+    return least_bound(problem, lo, G * H, *_question(problem, "heads"),
                        max(0.5, t0 + time_limit - time.perf_counter()))
 
 
@@ -239,8 +249,7 @@ def head_dim_by_bisection(problem: Problem, time_limit: float, cost_lower: int =
     """`least_head_dim` past the budget program: `least_bound` from ⌈cost_lower / H⌉."""
     H = problem.heads
     lo = min(max(-(-cost_lower // H) - 1, 0), problem.dim_v - 1)
-    return least_bound(problem, lo, problem.dim_v, lambda x: {"max_heads": H, "max_head_dim": x},
-                       lambda a: max((o.head_dim for o in a.orbits), default=0), time_limit)
+    return least_bound(problem, lo, problem.dim_v, *_question(problem, "max_head_dim"), time_limit)
 
 
 def least(problem: Problem, objective: str, time_limit: float | None = None) -> Extent:
@@ -265,8 +274,9 @@ def least(problem: Problem, objective: str, time_limit: float | None = None) -> 
 
 def least_widening(problem: Problem, time_limit: float | None = None) -> Widening:
     """The three least widenings within `time_limit`: the attention cost first (60 %: the
-    headline), then the head count and the head dim (the rest, shared). Where the budget
-    program's types are too many, the head questions go to `least_bound` with the optimiser."""
+    headline), then the head count and the head dim (the rest, shared), then whatever time
+    is left to an unproven head count or head dim (`resume`). Where the budget program's
+    types are too many, the head questions go to `least_bound` with the optimiser."""
     tl = DEFAULT_TIME_LIMIT if time_limit is None else float(time_limit)
     t0 = time.perf_counter()
     cost = min_attention_cost(problem, 0.6 * tl)
@@ -274,4 +284,28 @@ def least_widening(problem: Problem, time_limit: float | None = None) -> Widenin
     heads = fewest_heads(problem, share, cost.lower_bound or 0)
     left = max(1.0, t0 + tl - time.perf_counter())
     dim = least_head_dim(problem, left, cost.lower_bound or 0)
+    # the time the head-dim question left (it often ends at once, infeasible) carries an
+    # unproven head count on, then an unproven head dim
+    left = t0 + tl - time.perf_counter()
+    if left > RESUME_MIN_S:
+        heads = resume(problem, heads, "heads", left)
+    left = t0 + tl - time.perf_counter()
+    if left > RESUME_MIN_S:
+        dim = resume(problem, dim, "max_head_dim", left)
     return Widening(problem, cost, heads, dim, uniform_params_per_cost(problem), time.perf_counter() - t0)
+
+
+def resume(problem: Problem, extent: Extent, objective: str, time_limit: float) -> Extent:
+    """A head question left `feasible` carried on for `time_limit` more seconds: `least_bound`
+    from its valid bound and its covering design, which attains its value (so the value
+    only falls and the bound only rises). Other extents come back as they are.
+
+        >>> p = Problem.create("S3", "regular", 2, 1)
+        >>> e = resume(p, Extent(12, "feasible", 2, Design.regular(p)), "heads", 60)
+        >>> e.value, e.status, e.lower_bound
+        (8, 'optimal', 8)
+    """
+    if extent.status != "feasible" or extent.design is None or extent.value is None or extent.lower_bound is None:
+        return extent
+    r = least_bound(problem, extent.lower_bound - 1, extent.value, *_question(problem, objective), time_limit, best=extent.design)
+    return Extent(r.value, r.status, max(r.lower_bound or 0, extent.lower_bound), r.design)

@@ -12,7 +12,8 @@ from brute_force import BruteForce, Budget
 from eqattn.attention import Problem
 from eqattn.optimize import optimize
 from eqattn.optimize.measure_bound import measure_bound
-from eqattn.optimize.widening import head_dim_by_bisection, heads_by_bisection, least_widening
+from eqattn.attention import Design
+from eqattn.optimize.widening import Extent, head_dim_by_bisection, heads_by_bisection, least_widening, resume
 
 SMALL = [("S3", "regular", 2, 1), ("D4", "A1+E1", 1, 2), ("C2", "2xA+B", 2, 2), ("C4", "regular", 2, 2), ("C4", "B+E1", 2, 1)]
 
@@ -83,6 +84,33 @@ def test_the_bisection_routes_equal_the_enumeration(spec, refs):
         assert dim.status == "infeasible" and dim.value is None and dim.lower_bound is None
     else:
         assert (dim.value, dim.status) == (ref.min_head_dim, "optimal")
+
+
+@pytest.mark.parametrize("spec", SMALL[:4])
+def test_resume_carries_an_unproven_head_count_to_the_enumeration(spec, refs):
+    """`resume` (the time the three widening questions leave): from the regular design with
+    the weakest bound, the fewest heads at head dim <= d and the least head dim at <= H
+    heads reach the exhaustive values, proven; the bound never falls below the one given."""
+    bf = refs[spec]
+    p, ref = bf.problem, bf.least_widening()
+    regular = Design.regular(p)
+    heads = resume(p, Extent(regular.heads, "feasible", 1, regular), "heads", 40)
+    assert (heads.value, heads.status, heads.lower_bound) == (ref.min_heads, "optimal", ref.min_heads)
+    start = ref.min_heads  # a valid bound given: kept (never lowered)
+    kept = resume(p, Extent(regular.heads, "feasible", start, regular), "heads", 40)
+    assert kept.lower_bound >= start and kept.value == ref.min_heads
+    if ref.min_head_dim is not None:  # a least-head-dim design with its bound forgotten: proven again
+        found = head_dim_by_bisection(p, 40, 0)
+        dim = resume(p, Extent(found.value, "feasible", 1, found.design), "max_head_dim", 40)
+        assert (dim.value, dim.status, dim.lower_bound) == (ref.min_head_dim, "optimal", ref.min_head_dim)
+
+
+def test_resume_leaves_decided_extents_alone():
+    p = Problem.create("S3", "regular", 2, 1)
+    for e in (Extent(8, "optimal", 8, Design.regular(p)), Extent(None, "infeasible", None, None), Extent(None, "unknown", 3, None)):
+        assert resume(p, e, "heads", 10) is e
+    with pytest.raises(ValueError, match="head question"):
+        resume(p, Extent(12, "feasible", 1, Design.regular(p)), "attention_cost", 10)
 
 
 def test_an_infeasible_extent_has_no_bound():

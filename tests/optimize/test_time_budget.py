@@ -78,3 +78,25 @@ def test_first_check_counts_a_third_towards_the_recheck_reserve(monkeypatch):
     assert checks[0][0]  # the regular design is checked first
     assert ss.FIRST_CHECK_SHARE == pytest.approx(1 / 3)
     assert res.best_check_s == pytest.approx(checks[0][1] * ss.FIRST_CHECK_SHARE)
+
+
+def test_no_reserve_when_the_final_lp_bound_would_change_nothing():
+    """The final LP bound is skipped when the last one converged over the current keys
+    (price.lp_lower), so the loop keeps no reserve for it then: the LP's rounded design can
+    still be checked (S5, 4×regular, H = 8, d = 60: proven in 50 s, theory-scale O5). A key
+    more (or an LP that did not converge) and the reserve is back."""
+    p = Problem.create("C4", "regular", 2, 1)
+    state = ss.new_state(p, Budget.starting(50.0))
+    state.keys = [(0,), (1,)]
+    state.lp_s = 4.0
+    reserve = lp_reserve(state.end - state.start, 4.0)
+    assert reserve == pytest.approx(4.0)
+    state.lp_done = (2, True)
+    assert state.loop_end() == state.final_end()
+    state.lp_done = (2, False)
+    assert state.loop_end() == pytest.approx(state.final_end() - reserve)
+    state.lp_done = (2, True)
+    state.keys.append((2,))
+    assert state.loop_end() == pytest.approx(state.final_end() - reserve)
+    state.lp_done = None
+    assert state.loop_end() == pytest.approx(state.final_end() - reserve)

@@ -24,7 +24,7 @@ def lp_lower(state: SearchState, columns: Iterable, until: float | None = None) 
     set, its time and the best certificate."""
     until = state.final_end() if until is None else until
     t_lp = time.perf_counter()
-    if t_lp > until - 0.05 or state.lp_done == (len(state.keys), True):
+    if t_lp > until - 0.05 or state.lp_current():
         return 0
     hosts = sorted({(k[1], tuple(int(x) for x in W)) for k, W in state.hosts_memo.items() if W is not None})
     lim = state.limits

@@ -188,8 +188,17 @@ class SearchState:
         """The search's end: the budget's end less the re-check of the incumbent."""
         return self.end - self.recheck_factor * self.best_check_s
 
+    def lp_current(self) -> bool:
+        """The last LP bound converged over the keys as they are: another one would change
+        nothing (the final LP bound is skipped)."""
+        return self.lp_done == (len(self.keys), True)
+
     def loop_end(self) -> float:
-        """The loop's end: the final one less the time kept for the final LP bound."""
+        """The loop's end: the final one less the time kept for the final LP bound, none
+        while that bound would change nothing (`lp_current`): the time is then the loop's,
+        to check the LP's rounded design; a round that adds keys brings the reserve back."""
+        if self.lp_current():
+            return self.final_end()
         return self.final_end() - lp_reserve(self.end - self.start, self.lp_s)
 
     def out_of_work(self) -> bool:
