@@ -118,9 +118,11 @@ def _unmet(
 def _price(
     sub: int, slots: Slots, values: Sequence[Demand], keys: Sequence[tuple[int, ...]], mu: dict, lam: float,
     max_head_dim: int | None, time_limit: float, threads: int | None, spent: list[int] | None = None, node_limit: int | None = None,
-) -> tuple[float, tuple[int, ...] | None]:
+) -> tuple[float, tuple[int, ...] | None, bool]:
     """max over W ≤ V|K' of π(W) - c(W) - [G:K'] λ (an upper bound of it when the program
-    stops early), and the best W found (None if none has positive profit). Over at most
+    stops early), the best W found (None if none has positive profit), and whether the
+    maximum is exact (False when the program stopped early: then the upper bound may be
+    positive with no W found, and no convergence can be read off it). Over at most
     `PRICE_ENUMERATE` W's the profits of all of them are computed instead (`profits`)."""
     ref = slots.subs[sub]
     if math.prod(int(x) + 1 for x in ref.VK) <= PRICE_ENUMERATE:
@@ -128,10 +130,10 @@ def _price(
         if max_head_dim is not None:
             Ws = Ws[Ws @ ref.dims <= max_head_dim]
         if not len(Ws):
-            return -ref.K.index * lam, None
+            return -ref.K.index * lam, None, True
         prof = profits(sub, Ws, slots, values, keys, mu, lam)
         i = int(np.argmax(prof))
-        return float(prof[i]), (tuple(int(x) for x in Ws[i]) if prof[i] > EPS else None)
+        return float(prof[i]), (tuple(int(x) for x in Ws[i]) if prof[i] > EPS else None), True
     nt = len(ref.VK)
     cost: list[float] = [-float(u) for u in slots.linear(sub)]
     lb: list[float] = [0.0] * nt
@@ -177,7 +179,7 @@ def _price(
     if spent is not None:
         spent[0] += relaxed.work
     if relaxed.status == "optimal" and relaxed.objective is not None and relaxed.objective - heads * lam - fixed <= EPS:
-        return relaxed.objective - heads * lam - fixed, None
+        return relaxed.objective - heads * lam - fixed, None, True
     sol = solver.solve_linear(cost, lb, ub, rows, integer, maximize=True, time_limit=time_limit, threads=threads, node_limit=node_limit)
     if spent is not None:
         spent[0] += sol.work
@@ -187,7 +189,7 @@ def _price(
     best = None
     if sol.values is not None and sol.objective is not None and sol.objective - heads * lam - fixed > EPS:
         best = tuple(int(round(v)) for v in sol.values[:nt])
-    return upper, best
+    return upper, best, sol.status == "optimal"
 
 
 def _master(cols, slots, values, wkeys, work, entries, big, max_heads):  # noqa: ANN001, ANN202
@@ -248,24 +250,28 @@ def _quick_pricing(slots, support, pools, values, wkeys, mu, lam, add) -> int:  
 
 def _exact_pricing(slots, values, wkeys, mu, lam, max_head_dim, deadline, work_limit, threads, spent, add, partial, turn, new):  # noqa: ANN001, ANN202
     """The exact pricing, one program per subgroup, from the subgroup at `turn`: `(theta,
-    priced, turn, new)`. `theta` scales the duals into a certified bound (Farley); `priced`
+    priced, turn, new, exact)`. `theta` scales the duals into a certified bound (Farley); `priced`
     is False when a program stopped short or a `partial` round stopped at the first subgroup
-    with an improving type (then `turn` is where the next partial round starts)."""
+    with an improving type (then `turn` is where the next partial round starts); `exact`
+    is False when a program stopped early with a finite upper bound (its θ is valid, but
+    no improving type found does not mean there is none)."""
     theta = 1.0
     priced = True
+    exact = True
     subs = list(slots.subs.items())
     start_at = turn % len(subs)
     for k, (sub, ref) in enumerate(subs[start_at:] + subs[:start_at]):
         if partial and new:
-            return theta, False, start_at + k, new
+            return theta, False, start_at + k, new, exact
         left = deadline - time.perf_counter()
         if left <= 0:
             priced = False
             break
-        upper, W = _price(
+        upper, W, solved = _price(
             sub, slots, values, wkeys, mu, lam, max_head_dim, left if work_limit is not None else min(PRICE_TIME, left), threads,
             spent, PRICE_NODES if work_limit is not None else None,
         )
+        exact = exact and solved
         if not math.isfinite(upper):
             priced = False
             break
@@ -276,7 +282,7 @@ def _exact_pricing(slots, values, wkeys, mu, lam, max_head_dim, deadline, work_l
             theta = max(theta, 1.0 + max(0.0, upper) / cmin)
         if W is not None and add((sub, W)):
             new += 1
-    return theta, priced, turn, new
+    return theta, priced, turn, new, exact
 
 
 def _column_set(slots: Slots, max_head_dim: int | None, start: Iterable[Column]) -> tuple[list[Column], Callable[[Column], bool]]:
@@ -401,7 +407,7 @@ def lp_bound(
                 continue
         # ---- exact pricing (a certified bound); every FULL_PRICING-th round prices all subgroups
         exact_rounds += 1
-        theta, priced, turn, new = _exact_pricing(
+        theta, priced, turn, new, exact = _exact_pricing(
             slots, values, wkeys, mu, lam, max_head_dim, deadline, work_limit, threads, spent, add,
             exact_rounds % FULL_PRICING != 1, turn, new,
         )
@@ -409,8 +415,12 @@ def lp_bound(
             cert = Certificate(tuple((work[w], j, g, m) for (w, j, g), m in sorted(mu.items())), lam, theta)
             value = cert.value(values, keys, max_heads)
             units = max(0, int(math.ceil(value - 1e-6)))
-            # converged: every key met (none outside short) and no type prices out
-            converged = theta <= 1.0 + 1e-12 or new == 0
+            # converged: every key met (none outside short) and no type prices out: θ = 1, or
+            # every pricing program solved and none found a type that is not in the master
+            # already (a profit within the master's tolerances). A pricing program stopped
+            # early with no type found leaves θ > 1 and no new column: a valid bound, not
+            # the LP optimum (it must not replace a better bound of an earlier round)
+            converged = theta <= 1.0 + 1e-12 or (new == 0 and exact)
             if best is None or value > best.value or converged:  # the LP optimum: no Farley bound exceeds it
                 best = LPBound(units, value, converged, rounds, tuple(cols), support, cert, used, solution)
             if converged:

@@ -260,3 +260,35 @@ def test_working_sets_prove_h8_optima():
     assert 0.99 * 13312 <= 4 * lp.units <= 13312
     assert max_profit(p, res.values, keys, lp.certificate) <= 1e-6
 
+
+
+@pytest.mark.parametrize("row", [PRICING_ROWS[i] for i in (0, 16, 18, 20)], ids=lambda r: f"{r['group']}-{r['V']}-{r['H']}-{r['d']}")
+def test_a_pricing_program_stopped_early_is_not_convergence(row, monkeypatch):
+    """A pricing program stopped by its time limit with an improving type it has not found
+    gives a finite upper bound and no column: θ > 1 and nothing new. That is a valid bound
+    (Farley), not the LP optimum; it was reported `converged` (and replaced a better bound
+    of an earlier round: Ih 4×regular H4 d60, "LP bound over 33 keys: 213 units
+    (converged)" after 5880 over 27 keys). Here every pricing program that finds an
+    improving type is made to report it as stopped early instead."""
+    p = Problem.create(row["group"], row["V"], int(row["H"]), int(row["d"]))
+    space = ScenarioSpace(p)
+    keys = _keys(space, random.Random(1))
+    full = lp_bound(p, hosting(p), space.values, keys, start=())
+    real = lp_bound_module._price
+    stopped = []
+
+    def stops_early(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        upper, W, exact = real(*args, **kwargs)
+        if W is not None:
+            stopped.append(upper)
+            return upper, None, False
+        return upper, W, exact
+
+    monkeypatch.setattr(lp_bound_module, "_price", stops_early)
+    cut = lp_bound(p, hosting(p), space.values, keys, start=())
+    assert full.converged and full.value > 0 and stopped  # (rows whose LP needs priced columns)
+    assert not cut.converged  # an improving type was hidden: no claim of the LP optimum
+    assert cut.value <= full.value + 1e-6
+    if cut.certificate is not None:  # whatever it reports is certified
+        assert max_profit(p, space.values, keys, cut.certificate) <= 1e-6
+        assert cut.units == int(np.ceil(cut.certificate.value(space.values, keys, None) - 1e-6))

@@ -43,7 +43,7 @@ def test_screened_pricing_agrees_with_the_enumeration(monkeypatch):
         for sub, ref in slots.subs.items():
             Ws = box(np.zeros(len(ref.VK), dtype=np.int64), ref.VK)[1:]
             best = float(profits(sub, Ws, slots, space.values, keys, mu, 0.0).max())
-            upper, W = _price(sub, slots, space.values, keys, mu, 0.0, None, 10.0, None)
+            upper, W, _ = _price(sub, slots, space.values, keys, mu, 0.0, None, 10.0, None)
             calls += 1
             assert upper >= best - 1e-6, (sub, upper, best)
             assert (W is not None) == (best > EPS), (sub, W, best)
