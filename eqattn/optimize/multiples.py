@@ -24,12 +24,14 @@ not split into `K`-equivariant pieces, SPEC §6.2).
 
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Mapping, Sequence
 
 from ..attention import Design, DesignOrbit, Problem
 from ..attention.assignment import Demand
 from ..reps import Rep
+from .lp_duals import Certificate
 
 SPLIT_HEADS = 8  # problems with at least this many heads are seeded by the problem with H / k heads ...
 SPLIT_SHARE = 0.5  # ... which gets this share of the search's time
@@ -39,13 +41,15 @@ SPLIT_SHARE = 0.5  # ... which gets this share of the search's time
 class Seed:
     """What the search of `(G, V, H / k, d)` hands on: its best covering design (or None),
     its scenario keys as demands, the positions of the keys carrying its best LP
-    certificate, and the LP's columns (types `(subgroup id, multiplicities of W)`)."""
+    certificate, the LP's columns (types `(subgroup id, multiplicities of W)`), and that
+    certificate (positions into `keys` and into each key's demands; None without one)."""
 
     k: int
     design: Design | None
     keys: tuple[tuple[Demand, ...], ...]
     active: tuple[int, ...]
     columns: tuple[tuple[int, tuple[int, ...]], ...]
+    certificate: Certificate | None = None
 
 
 def split_factor(problem: Problem) -> int | None:
@@ -80,6 +84,59 @@ def multiply_key(demands: Sequence[Demand], k: int, V: Rep) -> tuple[Demand, ...
         else:  # (positions in the smaller clustering mean nothing in the larger one: dropped)
             out.extend([Demand(dm.kbar, dm.P, dm.D, (), False)] * k)
     return tuple(out)
+
+
+def multiply_certificate(
+    cert: Certificate, keys: Sequence[tuple[Demand, ...]], k: int, V: Rep, intern: Callable[[Demand], int],
+    position: Mapping[tuple[int, ...], int],
+) -> Certificate | None:
+    """The certificate of an LP bound of `(G, V, H / k, d)` over `keys` carried to the keys
+    `s^k` (theory-scale O16, Lemma O16c): the dual `μ` of every demand on each of its `k`
+    copies; on the zero pool `min(k D_0, V)` only on the irreps where that equals `D_0`
+    (elsewhere 0). The same `θ`. It proves about `k` times the smaller bound for every design
+    of `(G, V, H, d)` within the same head-dim limit; None when the smaller certificate used
+    a head limit (`λ > 0`: its types were fewer). `intern`: a demand of the larger problem
+    to its id; `position`: a key of the larger problem (sorted ids) to its position in the
+    larger problem's keys (every `s^k` must be there). Keys that coincide in the larger
+    problem add their duals (a maximum of sums is at most the sum of the maxima).
+
+        >>> from eqattn.attention import Problem
+        >>> from eqattn.attention.hosting import hosting
+        >>> from eqattn.optimize.catalogue import DemandCatalogue
+        >>> from eqattn.optimize.lp_bound import lp_bound
+        >>> from eqattn.optimize.separation import ScenarioSpace
+        >>> small = ScenarioSpace(Problem.create("C4", "regular", 1, 1))
+        >>> b = lp_bound(small.problem, hosting(small.problem), small.values, small.initial_keys(), start=())
+        >>> demands = [tuple(small.values[v] for v in key) for key in small.initial_keys()]
+        >>> cat = DemandCatalogue(Problem.create("C4", "regular", 2, 1))
+        >>> big = [tuple(sorted(cat.intern(d) for d in multiply_key(dems, 2, cat.problem.V))) for dems in demands]
+        >>> c = multiply_certificate(b.certificate, demands, 2, cat.problem.V, cat.intern, {key: i for i, key in enumerate(big)})
+        >>> b.units, round(c.value(cat.values, big, None), 6)
+        (1, 2.0)
+    """
+    if cert.lam > 0:
+        return None
+    by_key: dict[int, list[tuple[int, int, int, float]]] = defaultdict(list)
+    for s, j, g, m in cert.mu:
+        by_key[s].append((j, g, m))
+    mu: dict[tuple[int, int, int], float] = defaultdict(float)
+    for s, entries in by_key.items():
+        dems = keys[s]
+        copies = [multiply_key((dm,), k, V) for dm in dems]  # the demands of each, in the larger key
+        ids = [[intern(c) for c in cs] for cs in copies]
+        key = tuple(sorted(i for cs in ids for i in cs))
+        at = position[key]
+        free: dict[int, list[int]] = defaultdict(list)  # id -> its positions in the larger key, to hand out
+        for pos, i in enumerate(key):
+            free[i].append(pos)
+        places = [[free[i].pop(0) for i in cs] for cs in ids]
+        for j, g, m in entries:
+            dm = dems[j]
+            if dm.pool and copies[j][0].D.mults[g] != dm.D.mults[g]:
+                continue  # the pool grew on this irrep: its dual would price types higher
+            for pos in places[j]:
+                mu[(at, pos, g)] += m
+    return Certificate(tuple((s, j, g, m) for (s, j, g), m in sorted(mu.items())), 0.0, cert.theta)
 
 
 def multiply_design(problem: Problem, design: Design, k: int) -> Design:

@@ -60,6 +60,7 @@ def _optimize_symbolic(
         notes.append(
             f"seeded by the search of H = {problem.heads // seed.k} heads (theory-scale O16): its {len(seed.keys)} scenario keys repeated {seed.k} times"
             + ("" if seed.design is None else f", its design ({seed.design.params} parameters) repeated {seed.k} times as a candidate")
+            + ("" if res.seed_lower is None else f"; its LP certificate on the repeated keys proves >= {4 * res.seed_lower} parameters (O16c)")
         )
     if res.induced is not None:
         notes.append(f"a design induced from the search of the index-2 subgroup {res.induced[0]} ({res.induced[1]} parameters, theory-scale O20) was an incumbent")

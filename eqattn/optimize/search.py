@@ -239,12 +239,14 @@ def seed_for(
         return None
     active: set[int] = set()
     columns: tuple = ()
+    cert = None
     if res.best_lp is not None:
         lp = res.best_lp[1]
         columns = lp.columns
         active = set(lp.active)
-        if lp.certificate is not None:
-            active |= {s for s, _, _, _ in lp.certificate.mu}
+        cert = lp.certificate  # (its positions: into the keys it was computed over, a prefix of res.keys)
+        if cert is not None:
+            active |= {s for s, _, _, _ in cert.mu}
     log.debug("seed H = %d: %s, %s units, lower %d, %d keys", sub.heads, res.status, None if res.design is None else res.design.params // 4, res.lower_units, len(res.keys))
     vals = res.values
-    return Seed(k, res.design, tuple(tuple(vals[v] for v in key) for key in res.keys), tuple(sorted(active)), tuple(columns))
+    return Seed(k, res.design, tuple(tuple(vals[v] for v in key) for key in res.keys), tuple(sorted(active)), tuple(columns), cert)

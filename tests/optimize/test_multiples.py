@@ -5,6 +5,7 @@ enumerated scenarios; the seeded symbolic engine keeps the enumerating engine's 
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections import Counter
 
@@ -211,3 +212,67 @@ def test_the_regular_design_is_checked_before_the_seed_runs(monkeypatch):
     r = optimize(p, 60)
     assert r.status == "optimal" and any(n.startswith("seeded by the search of H = 8") for n in r.notes)
     assert events[0] == "regular" and "seed" in events and events.index("seed") > 0
+
+
+def _atlas_pairs() -> list[tuple[tuple, int]]:
+    """(G, V, H1, d) with the proven optimum of (G, V, 2 H1, d), from the atlas reference."""
+    import csv
+    from pathlib import Path
+
+    rows = [r for r in csv.DictReader(open(Path(__file__).parents[1] / "data" / "atlas_reference.csv")) if r["status"] == "optimal"]
+    opt = {(r["group"], r["V"], int(r["H"]), int(r["d"])): int(r["P_opt"]) for r in rows}
+    pairs = [(k, opt[(k[0], k[1], 2 * k[2], k[3])]) for k in opt if (k[0], k[1], 2 * k[2], k[3]) in opt and int(k[3]) <= 2]
+    return pairs[:: max(1, len(pairs) // 14)]
+
+
+@pytest.mark.parametrize("spec,big_opt", _atlas_pairs(), ids=lambda x: "-".join(map(str, x)) if isinstance(x, tuple) else str(x))
+def test_the_carried_certificate_is_dual_feasible_for_every_type_of_the_larger_problem(spec, big_opt):
+    """Lemma O16c: the LP certificate of (G, V, H1, d) over random keys, carried to their
+    keys repeated twice (`multiply_certificate`), satisfies π(t)/θ - c_t <= 0 for every type
+    of (G, V, 2 H1, d) — checked by enumerating every (K', W), not by the pricing programs —
+    so its value is a bound: at most the proven optimum of the atlas reference, and twice the
+    smaller bound when no zero pool carries a dual."""
+    import random
+
+    from eqattn.attention.hosting import hosting
+    from eqattn.optimize.catalogue import DemandCatalogue
+    from eqattn.optimize.lp_bound import lp_bound
+    from eqattn.optimize.multiples import multiply_certificate
+    from eqattn.optimize.separation import ScenarioSpace
+    from test_lp_bound import _keys, max_profit
+
+    small = Problem.create(*spec)
+    space = ScenarioSpace(small)
+    keys = _keys(space, random.Random(2))
+    b = lp_bound(small, hosting(small), space.values, keys, start=())
+    assert b.converged and b.certificate is not None
+    demands = [tuple(space.values[v] for v in key) for key in keys]
+    big = Problem.create(spec[0], spec[1], 2 * spec[2], spec[3])
+    cat = DemandCatalogue(big)
+    big_keys = list(dict.fromkeys(tuple(sorted(cat.intern(d) for d in multiply_key(dems, 2, big.V))) for dems in demands))
+    cert = multiply_certificate(b.certificate, demands, 2, big.V, cat.intern, {k: i for i, k in enumerate(big_keys)})
+    assert max_profit(big, cat.values, big_keys, cert) <= 1e-6
+    value = cert.value(cat.values, big_keys, None)
+    assert 4 * math.ceil(value - 1e-6) <= big_opt
+    pooled = any(demands[s][j].pool for s, j, _, m in b.certificate.mu if m > 0)  # (C5, C7, C10, D5, D8 rows)
+    if not pooled:
+        assert value == pytest.approx(2 * b.value)
+    else:
+        assert b.value - 1e-6 <= value <= 2 * b.value + 1e-6
+
+
+def test_a_head_limit_is_not_carried():
+    from eqattn.optimize.lp_duals import Certificate
+    from eqattn.optimize.multiples import multiply_certificate
+
+    p = Problem.create("C2", "regular", 2, 1)
+    assert multiply_certificate(Certificate((), 0.5, 1.0), (), 2, p.V, lambda d: 0, {}) is None
+
+
+def test_the_seed_certificate_proves_a_doubled_optimum_at_once():
+    """C8, 8×regular, H = 16, d = 4: P*(16) = 2 P*(8) (O16); the H = 8 seed's certificate,
+    carried, proves the repeated design optimal before any LP of the larger search."""
+    p = Problem.create("C8", "8xregular", 16, 4)
+    res = optimize(p, 60)
+    assert res.status == "optimal" and res.design.params == 12288
+    assert any("LP certificate on the repeated keys proves >= 12288 parameters" in n for n in res.notes)

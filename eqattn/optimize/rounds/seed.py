@@ -1,7 +1,8 @@
 """The seed of a search (multiples.py, docs/theory-scale.md O16): what the search of
 `(G, V, H / k, d)` found joins this search before its first pass. Its keys repeated `k`
 times join S (Lemma O16: every covering design meets them; its certificate's keys the LP's
-working set), its LP columns the LP's start, and its design repeated `k` times is checked as
+working set), its LP certificate carried to them is a lower bound at once (Lemma O16c;
+without a head limit), its LP columns the LP's start, and its design repeated `k` times is checked as
 a candidate: the incumbent when it covers and is cheaper, else the restricted programs keep
 its orbits (lower bounds) until one covers or none is cheaper than the incumbent.
 """
@@ -9,10 +10,11 @@ its orbits (lower bounds) until one covers or none is cheaper than the incumbent
 from __future__ import annotations
 
 import logging
+import math
 from collections import Counter
 
 from ...errors import LimitError
-from ..multiples import Seed, multiply_design, multiply_key
+from ..multiples import Seed, multiply_certificate, multiply_design, multiply_key
 from .state import SearchState
 
 log = logging.getLogger("eqattn.optimize")
@@ -29,6 +31,11 @@ def plant_seed(state: SearchState, seed: Seed) -> None:
             index[key] = len(state.keys)
             state.keys.append(key)
         at.append(index[key])
+    if seed.certificate is not None and state.limits.max_heads is None:  # (a head limit: the smaller LP priced fewer types)
+        cert = multiply_certificate(seed.certificate, seed.keys, seed.k, problem.V, cat.intern, index)
+        if cert is not None:
+            state.seed_lower = int(math.ceil(cert.value(cat.values, state.keys, None) - 1e-6))
+            state.lower = max(state.lower, state.seed_lower)
     state.lp_active = tuple(sorted({at[i] for i in seed.active}))
     state.working |= set(state.lp_active) if state.lp_active else set(at)  # (no LP bound there: all its keys)
     state.extra.update(seed.columns)
@@ -48,6 +55,6 @@ def plant_seed(state: SearchState, seed: Seed) -> None:
             state.working |= set(range(len(state.keys), len(state.keys) + len(added)))
             state.keys.extend(added)
     log.debug(
-        "seeded by H = %d: %d keys (%d active), %d columns, design %s -> incumbent %s", problem.heads // seed.k,
-        len(seed.keys), len(seed.active), len(seed.columns), None if seed.design is None else seed.design.params // 4, state.best_units,
+        "seeded by H = %d: %d keys (%d active), %d columns, bound %s, design %s -> incumbent %s", problem.heads // seed.k,
+        len(seed.keys), len(seed.active), len(seed.columns), state.seed_lower, None if seed.design is None else seed.design.params // 4, state.best_units,
     )

@@ -78,6 +78,7 @@ class SearchResult:
     usage: Usage = field(default_factory=Usage)
     reason: str | None = None  # one line: why a limit or failure stopped it
     induced: tuple[str, int] | None = None  # (subgroup, parameters) of the design induced from an index-2 subgroup, when it became the incumbent (O20)
+    seed_lower: int | None = None  # units: the seed's LP certificate carried to its repeated keys proved this (O16c)
 
 
 @dataclass(frozen=True)
@@ -171,6 +172,7 @@ class SearchState:
     rounded_seen: set = field(default_factory=set)
     rounded_last: bool = False
     seed: "Seed | None" = None
+    seed_lower: int | None = None  # units: the seed's LP certificate carried to its repeated keys (O16c)
     induced: tuple[str, int] | None = None  # (subgroup, parameters): the induced design became the incumbent (O20)
     # this pass
     deadline: float = math.inf
@@ -246,6 +248,7 @@ class SearchState:
             status, design, int(lower or 0), self.rounds, len(self.keys), self.n_types, stopped, tuple(self.keys),
             tuple(self.catalogue.values), self.best_lp, tuple(self.fixed_programs), self.best_check_s, self.seed,
             self.oracle.unchecked, self.usage, self.reason if (stopped or status == "infeasible") else None, self.induced,
+            self.seed_lower,
         )
 
     def optimal(self) -> Outcome:
