@@ -45,6 +45,7 @@ class Answer:
     unchecked: bool = False
     reason: str | None = None  # one line: why it stopped short of a proof, or the certificate of infeasibility
     notes: list[str] = field(default_factory=list)
+    keys: tuple = ()  # the scenario keys the search met, as demand tuples: every covering design meets each (Lemma O1)
 
 
 def recheck(problem: Problem, design: Design, what: str):  # noqa: ANN201 - tuple of Verdict
@@ -149,4 +150,5 @@ def finish(
         objective=objective,
         reason=a.reason if a.status != "optimal" else None,
         attention_cost_lower_bound=None if a.status == "infeasible" else cost_lower_bound(problem, 4 * a.lower_units),
+        scenario_keys=a.keys,
     )

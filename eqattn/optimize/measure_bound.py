@@ -18,17 +18,23 @@ from __future__ import annotations
 
 import math
 import time
+from typing import Sequence
 
 from ..attention import Design, Problem
+from ..attention.assignment import Demand
 from .budget import Budget
 from .lp_bound import lp_bound
 from .lp_duals import OBJECTIVES
 from .oracle import ROUND_KEYS
 
 
-def measure_bound(problem: Problem, measure: str, time_limit: float, max_head_dim: int | None = None) -> int:
+def measure_bound(
+    problem: Problem, measure: str, time_limit: float, max_head_dim: int | None = None, extra: Sequence[tuple[Demand, ...]] = (),
+) -> int:
     """⌈the LP bound in `measure` ("heads" or "attention_cost")⌉ over the empty design's
-    counterexamples, for designs whose heads have dimension at most `max_head_dim`."""
+    counterexamples and the keys `extra` (scenario keys as demand tuples that every covering
+    design meets, e.g. those an optimiser's search met: `OptimizeResult.scenario_keys`), for
+    designs whose heads have dimension at most `max_head_dim`."""
     from .search import new_state
 
     if measure not in OBJECTIVES or measure == "params":
@@ -36,6 +42,7 @@ def measure_bound(problem: Problem, measure: str, time_limit: float, max_head_di
     end = time.perf_counter() + max(time_limit, 0.0)
     state = new_state(problem, Budget.starting(max(time_limit, 0.01)))
     keys = state.oracle.keys(Design(problem, ()), end, ROUND_KEYS)
+    keys = list(dict.fromkeys(list(keys or []) + [tuple(sorted(state.catalogue.intern(d) for d in dems)) for dems in extra]))
     if not keys:
         return 0
     res = lp_bound(problem, state.h, state.catalogue.values, keys, (), end, None, max_head_dim, objective=measure)

@@ -53,6 +53,9 @@ class OptimizeResult:
     objective: str = "params"
     reason: str | None = None  # one plain line: why it is infeasible (the certificate) or what stopped it short of a proof
     attention_cost_lower_bound: int | None = 0  # every design within the limits has at least this attention cost (O19); None when infeasible
+    # the scenario keys the symbolic search met (demand tuples; not in the JSON): every covering
+    # design meets each, so an LP bound over them in another measure is valid (widening.py)
+    scenario_keys: tuple = field(default=(), repr=False, compare=False)
 
     @property
     def gap(self) -> float | None:

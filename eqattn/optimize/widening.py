@@ -121,7 +121,7 @@ def min_attention_cost(problem: Problem, time_limit: float) -> Extent:
         # past the budget program: the fewest-parameter design's cost, and the bound ⌈L / ρ⌉ (O19c)
         t0 = time.perf_counter()
         res = optimize(problem, (1.0 - BOUND_SHARE) * time_limit, constrained=False)
-        lp = measure_bound(problem, "attention_cost", max(0.5, t0 + time_limit - time.perf_counter()))
+        lp = measure_bound(problem, "attention_cost", max(0.5, t0 + time_limit - time.perf_counter()), extra=res.scenario_keys)
         if res.design is None:
             return Extent(None, "unknown", max(res.attention_cost_lower_bound or 0, lp), None)
         cost = attention_cost(res.design)
@@ -179,29 +179,55 @@ def least_bound(problem: Problem, lo: int, hi: int, limits_at, measure, time_lim
     are too many. Feasibility is monotone in x (the limits grow with x). `hi` must be
     feasible or tested; `lo` is known infeasible (or 0); `measure(design)` is the x a found
     design attains (at most the x it was asked for). `best`: a covering design attaining
-    `hi` (then `hi` counts as tested: the bisection carries on from an earlier one)."""
+    `hi` (then `hi` counts as tested: the bisection carries on from an earlier one).
+
+    A value the optimiser leaves undecided in its share (no design, no proof) is set aside,
+    and the next probe is the middle of the widest interval between the decided ends and the
+    undecided values (`_probe`): an infeasibility proof below it, or a design above it, still
+    narrows the answer. The search ends when every value between the ends is undecided, or
+    at the time limit."""
     from .within import optimize_within
 
     deadline = time.perf_counter() + time_limit
     tested_hi = best is not None
-    while hi - lo > 1 or not tested_hi:
-        mid = hi if not tested_hi else (lo + hi) // 2
+    undecided: set[int] = set()
+    while True:
+        mid = hi if not tested_hi else _probe(lo, hi, undecided)
         left = deadline - time.perf_counter()
-        if left <= 0.5:
+        if mid is None or left <= 0.5:
             break
         w = optimize_within(problem, left / 2 if tested_hi else left * 0.6, **limits_at(mid))
         if w.status == "infeasible":
             if not tested_hi:
                 return Extent(None, "infeasible", None, None)
             lo = mid
+            undecided = {u for u in undecided if u > lo}
         elif w.design is not None:
             best, hi, tested_hi = w.design, min(mid, measure(w.design)), True
-        else:
+            undecided = {u for u in undecided if u < hi}
+        elif not tested_hi:
             break
+        else:
+            undecided.add(mid)
         tested_hi = True
     if best is None:
         return Extent(None, "unknown", lo + 1, None)
     return Extent(hi, "optimal" if hi - lo == 1 else "feasible", lo + 1, best)
+
+
+def _probe(lo: int, hi: int, undecided: set[int]) -> int | None:
+    """The next value `least_bound` asks about: the middle of the widest open interval between
+    consecutive points of {lo} ∪ undecided ∪ {hi}; None when no interval has a value inside.
+
+        >>> _probe(41, 48, set()), _probe(41, 48, {44}), _probe(41, 48, {42, 43, 44, 45, 46, 47})
+        (44, 46, None)
+    """
+    points = sorted({lo, hi} | {u for u in undecided if lo < u < hi})
+    gaps = [(b - a, a, b) for a, b in zip(points, points[1:]) if b - a > 1]
+    if not gaps:
+        return None
+    _, a, b = max(gaps, key=lambda g: (g[0], -g[1]))
+    return (a + b) // 2
 
 
 def fewest_heads(problem: Problem, time_limit: float, cost_lower: int = 0) -> Extent:

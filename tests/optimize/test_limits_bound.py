@@ -155,3 +155,72 @@ def test_the_ceiling_of_the_limits_is_the_cutoff_without_an_incumbent():
     st.best_units = 100
     assert st.cutoff() == 6  # never above the ceiling
     assert new_state(Problem.create("C4", "regular", 2, 2), Budget.starting(10)).cutoff() is None
+
+
+def test_the_bisection_goes_on_past_an_undecided_value(monkeypatch):
+    """`least_bound` with a stand-in optimiser whose least feasible x is 45. When it leaves 44
+    and 46 undecided (no design, no proof), the bisection sets them aside and probes the
+    other values: it finds the design at 45 and proves 43 infeasible, so 45 >= 44 (feasible:
+    44 stays undecided). It used to stop at the first undecided value (48 >= 41). When only
+    46 is undecided, 45 is proven."""
+    from types import SimpleNamespace
+
+    from eqattn.optimize import within, widening
+
+    asked = []
+
+    def fake(problem, time_limit, max_heads=None, max_head_dim=None):  # noqa: ANN001, ANN202
+        asked.append(max_heads)
+        if max_heads in (44, 46):
+            return SimpleNamespace(status="unknown", design=None)
+        if max_heads < 45:
+            return SimpleNamespace(status="infeasible", design=None)
+        return SimpleNamespace(status="feasible", design=SimpleNamespace(heads=45 if max_heads < 47 else max_heads))
+
+    monkeypatch.setattr(within, "optimize_within", fake)
+    p = Problem.create("S3", "regular", 2, 1)
+    e = widening.least_bound(p, 40, 48, lambda h: {"max_heads": h, "max_head_dim": 1}, lambda a: a.heads, 60, best=SimpleNamespace(heads=48))
+    assert (e.value, e.status, e.lower_bound) == (45, "feasible", 44)
+    assert asked == [44, 42, 46, 43, 45]  # went on past the undecided values
+    asked.clear()
+
+    def fake2(problem, time_limit, max_heads=None, max_head_dim=None):  # noqa: ANN001, ANN202 - 44 decided now
+        asked.append(max_heads)
+        if max_heads == 46:
+            return SimpleNamespace(status="unknown", design=None)
+        if max_heads < 45:
+            return SimpleNamespace(status="infeasible", design=None)
+        return SimpleNamespace(status="feasible", design=SimpleNamespace(heads=max_heads))
+
+    monkeypatch.setattr(within, "optimize_within", fake2)
+    e = widening.least_bound(p, 40, 48, lambda h: {"max_heads": h, "max_head_dim": 1}, lambda a: a.heads, 60, best=SimpleNamespace(heads=48))
+    assert (e.value, e.status, e.lower_bound) == (45, "optimal", 45)
+
+
+@pytest.mark.parametrize("spec", SMALL)
+def test_the_cost_bound_over_the_search_keys_is_valid_and_no_weaker(spec, refs):
+    """`measure_bound(..., extra=)`: the LP bound in attention cost over the empty design's
+    counterexamples and the scenario keys the optimiser's search met (`scenario_keys`) is at
+    most the exhaustive least attention cost and at least the bound without them; past the
+    budget program, `min_attention_cost` uses it (Oh 64×(vector + trivial) H8 d32: 2422
+    instead of 640 over the first keys alone)."""
+    from eqattn.errors import LimitError
+    from eqattn.optimize import widening
+
+    bf = refs[spec]
+    p, ref = bf.problem, bf.least_widening()
+    res = optimize(p, 20, constrained=False, engine="symbolic")
+    assert res.scenario_keys and "scenario_keys" not in res.to_json()
+    plain = measure_bound(p, "attention_cost", 10)
+    more = measure_bound(p, "attention_cost", 10, extra=res.scenario_keys)
+    assert plain <= more <= ref.min_attention_cost
+
+    class TooMany:  # the budget program past its sizes
+        def __init__(self, *a, **k):  # noqa: ANN002, ANN003
+            raise LimitError("types", "too many")
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(widening, "BudgetProgram", TooMany)
+        e = widening.min_attention_cost(p, 20)
+    assert e.lower_bound <= ref.min_attention_cost <= e.value
+    assert e.status != "optimal" or e.value == ref.min_attention_cost
