@@ -47,9 +47,10 @@ def _optimize_symbolic(
     factor = RECHECK_FACTOR if uses_symbolic(problem) else 0.0
     # (re-checked by the same checker over the same clusterings as the search's check of its
     # answer: the search keeps a multiple of that; by the enumerating checker: a share)
+    memo = search_module.SubSearches()  # (the smaller searches of this call: the seed's and the induced design's share it)
     res = search_module.search(
-        problem, budget, limits, backend=backend, threads=threads, progress=progress, recheck_factor=factor, repair_always=True,
-        seed=lambda end, used: search_module.seed_for(problem, budget, end, limits, backend=backend, threads=threads, progress=progress, used=used),
+        problem, budget, limits, backend=backend, threads=threads, progress=progress, recheck_factor=factor, repair_always=True, memo=memo,
+        seed=lambda end, used: search_module.seed_for(problem, budget, end, limits, backend=backend, threads=threads, progress=progress, used=used, memo=memo),
     )
     if progress is not None:
         progress({"elapsed": time.perf_counter() - budget.start, "total_scenarios": 0, "stage": "recheck", "scenarios": res.scenarios,

@@ -276,3 +276,33 @@ def test_the_seed_certificate_proves_a_doubled_optimum_at_once():
     res = optimize(p, 60)
     assert res.status == "optimal" and res.design.params == 12288
     assert any("LP certificate on the repeated keys proves >= 12288 parameters" in n for n in res.notes)
+
+
+def test_a_smaller_problem_proven_once_in_a_call_is_not_searched_again(caplog):
+    """`SubSearches`: the seed of `(C4, regular, 8, 1)` is `(…, 4, 1)`; asked twice with one
+    memo, the second answer is the first (proven) one, at no cost; with a new memo it is
+    searched again. An answer a limit stopped is not kept."""
+    p = Problem.create("C4", "regular", 8, 1)
+    memo = ss.SubSearches()
+    b = Budget.starting(60)
+    first = seed_for(p, b, b.hard_end, memo=memo)
+    assert first is not None and first.design is not None
+    used = ss.Usage()
+    with caplog.at_level(logging.DEBUG, logger="eqattn.optimize"):
+        again = seed_for(p, b, b.hard_end, used=used, memo=memo)
+    assert "proven earlier in this call" in caplog.text
+    assert again.design is first.design and again.keys == first.keys and again.certificate == first.certificate
+    assert used.work == 0 and used.solver_time == 0
+    caplog.clear()
+    with caplog.at_level(logging.DEBUG, logger="eqattn.optimize"):
+        seed_for(p, b, b.hard_end, memo=ss.SubSearches())
+    assert "proven earlier" not in caplog.text
+    import dataclasses
+
+    small = Problem.create("C4", "regular", 4, 1)
+    proven = search(small, Budget.starting(60))
+    fresh = ss.SubSearches()
+    fresh.put(small, ss.ComputeLimits(), dataclasses.replace(proven, status="feasible"))
+    assert proven.status == "optimal" and fresh.get(small, ss.ComputeLimits()) is None
+    fresh.put(small, ss.ComputeLimits(), proven)
+    assert fresh.get(small, ss.ComputeLimits()) is proven and fresh.get(small, ss.ComputeLimits(max_head_dim=1)) is None
