@@ -23,7 +23,7 @@ from typing import Sequence
 from ..attention import Design, Problem
 from ..attention.assignment import Demand
 from .budget import Budget
-from .lp_bound import lp_bound
+from .lp_bound import LPBound, lp_bound
 from .lp_duals import OBJECTIVES
 from .oracle import ROUND_KEYS
 
@@ -41,9 +41,22 @@ def measure_bound(
         raise ValueError(f"measure: heads or attention_cost, got {measure!r}")
     end = time.perf_counter() + max(time_limit, 0.0)
     state = new_state(problem, Budget.starting(max(time_limit, 0.01)))
-    keys = state.oracle.keys(Design(problem, ()), end, ROUND_KEYS)
-    keys = list(dict.fromkeys(list(keys or []) + [tuple(sorted(state.catalogue.intern(d) for d in dems)) for dems in extra]))
+    first = list(state.oracle.keys(Design(problem, ()), end, ROUND_KEYS) or [])
+    more = [tuple(sorted(state.catalogue.intern(d) for d in dems)) for dems in extra]
+    keys = list(dict.fromkeys(first + more))
     if not keys:
         return 0
-    res = lp_bound(problem, state.h, state.catalogue.values, keys, (), end, None, max_head_dim, objective=measure)
-    return max(0, int(math.ceil(res.value - 1e-6))) if res.certificate is not None else 0
+    values = state.catalogue.values
+    # over the first keys alone (quick), then over all of them from its columns and duals'
+    # keys: the larger of the two (an LP over more keys the clock stops may certify less)
+    res = lp_bound(problem, state.h, values, first, (), end, None, max_head_dim, objective=measure) if first else None
+    best = _units(res)
+    if len(keys) > len(first) and time.perf_counter() < end:
+        res = lp_bound(problem, state.h, values, keys, () if res is None else res.columns, end, None, max_head_dim,
+                       active=() if res is None else res.active, objective=measure)
+        best = max(best, _units(res))
+    return best
+
+
+def _units(res: LPBound | None) -> int:
+    return 0 if res is None or res.certificate is None else max(0, int(math.ceil(res.value - 1e-6)))

@@ -22,8 +22,10 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
+from typing import Sequence
 
 from ..attention import Design, Problem
+from ..attention.assignment import Demand
 from ..errors import LimitError
 from .budgeted import BudgetProgram, Outcome
 from .limits import ComputeLimits, attention_cost, uniform_ratio
@@ -103,18 +105,25 @@ def _from_outcome(r: Outcome) -> Extent:
 
 def min_attention_cost(problem: Problem, time_limit: float) -> Extent:
     """The least attention cost of a covering design (B1 where parameters = ρ × cost, else B3)."""
+    return _least_cost(problem, time_limit)[0]
+
+
+def _least_cost(problem: Problem, time_limit: float) -> tuple[Extent, tuple]:
+    """`min_attention_cost`, and the scenario keys its optimiser met (demand tuples, every
+    covering design meets each: `OptimizeResult.scenario_keys`; () from the budget program),
+    for the LP bounds of the other questions."""
     from .optimizer import optimize
 
     rho = uniform_params_per_cost(problem)
     if rho is not None:
         res = optimize(problem, time_limit, constrained=False)
         if res.design is None:
-            return Extent(None, "unknown", math.ceil(res.lower_bound / rho), None)
+            return Extent(None, "unknown", math.ceil(res.lower_bound / rho), None), res.scenario_keys
         cost = attention_cost(res.design)
         if res.design.params != rho * cost:
             raise RuntimeError("internal error: parameters differ from rho x attention cost")
         status = "optimal" if res.status == "optimal" else "feasible"
-        return Extent(cost, status, cost if status == "optimal" else math.ceil(res.lower_bound / rho), res.design)
+        return Extent(cost, status, cost if status == "optimal" else math.ceil(res.lower_bound / rho), res.design), res.scenario_keys
     try:
         prog = BudgetProgram(problem, ComputeLimits())
     except LimitError:
@@ -123,11 +132,11 @@ def min_attention_cost(problem: Problem, time_limit: float) -> Extent:
         res = optimize(problem, (1.0 - BOUND_SHARE) * time_limit, constrained=False)
         lp = measure_bound(problem, "attention_cost", max(0.5, t0 + time_limit - time.perf_counter()), extra=res.scenario_keys)
         if res.design is None:
-            return Extent(None, "unknown", max(res.attention_cost_lower_bound or 0, lp), None)
+            return Extent(None, "unknown", max(res.attention_cost_lower_bound or 0, lp), None), res.scenario_keys
         cost = attention_cost(res.design)
         lb = min(cost, max(res.attention_cost_lower_bound or 0, lp))
-        return Extent(cost, "optimal" if lb == cost else "feasible", lb, res.design)
-    return _from_outcome(prog.solve("attention_cost", time_limit=time_limit))
+        return Extent(cost, "optimal" if lb == cost else "feasible", lb, res.design), res.scenario_keys
+    return _from_outcome(prog.solve("attention_cost", time_limit=time_limit)), ()
 
 
 def min_heads(problem: Problem, time_limit: float) -> Extent:
@@ -230,15 +239,16 @@ def _probe(lo: int, hi: int, undecided: set[int]) -> int | None:
     return (a + b) // 2
 
 
-def fewest_heads(problem: Problem, time_limit: float, cost_lower: int = 0) -> Extent:
+def fewest_heads(problem: Problem, time_limit: float, cost_lower: int = 0, keys: Sequence[tuple[Demand, ...]] = ()) -> Extent:
     """The fewest heads of a covering design with every head dim <= d: the budget program
     (exact) where its types fit, else bisection with the optimiser (`least_bound`) from the
-    larger of the LP bound in heads (O19d) and ⌈cost_lower / d⌉ (h heads of dim <= d cost
-    at most h d) to the regular design's |G| H heads."""
+    larger of the LP bound in heads (O19d; over the empty design's counterexamples and
+    `keys`, scenario keys every covering design meets) and ⌈cost_lower / d⌉ (h heads of
+    dim <= d cost at most h d) to the regular design's |G| H heads."""
     try:
         return min_heads(problem, time_limit)
     except LimitError:
-        return heads_by_bisection(problem, time_limit, cost_lower)
+        return heads_by_bisection(problem, time_limit, cost_lower, keys)
 
 
 def _question(problem: Problem, objective: str):  # noqa: ANN202 - (limits_at, measure) for least_bound
@@ -250,11 +260,11 @@ def _question(problem: Problem, objective: str):  # noqa: ANN202 - (limits_at, m
     raise ValueError(f"a head question (heads or max_head_dim), got {objective!r}")
 
 
-def heads_by_bisection(problem: Problem, time_limit: float, cost_lower: int = 0) -> Extent:
+def heads_by_bisection(problem: Problem, time_limit: float, cost_lower: int = 0, keys: Sequence[tuple[Demand, ...]] = ()) -> Extent:
     """`fewest_heads` past the budget program: `least_bound` from the lower bound."""
     t0 = time.perf_counter()
     G, H, d = problem.group.order, problem.heads, problem.head_dim
-    lb = max(measure_bound(problem, "heads", BOUND_SHARE * time_limit, max_head_dim=d), -(-cost_lower // d))
+    lb = max(measure_bound(problem, "heads", BOUND_SHARE * time_limit, max_head_dim=d, extra=keys), -(-cost_lower // d))
     lo = min(max(lb - 1, 0), G * H - 1)
     return least_bound(problem, lo, G * H, *_question(problem, "heads"),
                        max(0.5, t0 + time_limit - time.perf_counter()))
@@ -305,9 +315,9 @@ def least_widening(problem: Problem, time_limit: float | None = None) -> Widenin
     types are too many, the head questions go to `least_bound` with the optimiser."""
     tl = DEFAULT_TIME_LIMIT if time_limit is None else float(time_limit)
     t0 = time.perf_counter()
-    cost = min_attention_cost(problem, 0.6 * tl)
+    cost, keys = _least_cost(problem, 0.6 * tl)
     share = max(1.0, (t0 + tl - time.perf_counter()) / 2)
-    heads = fewest_heads(problem, share, cost.lower_bound or 0)
+    heads = fewest_heads(problem, share, cost.lower_bound or 0, keys)
     left = max(1.0, t0 + tl - time.perf_counter())
     dim = least_head_dim(problem, left, cost.lower_bound or 0)
     # the time the head-dim question left (it often ends at once, infeasible) carries an

@@ -199,11 +199,12 @@ def test_the_bisection_goes_on_past_an_undecided_value(monkeypatch):
 
 @pytest.mark.parametrize("spec", SMALL)
 def test_the_cost_bound_over_the_search_keys_is_valid_and_no_weaker(spec, refs):
-    """`measure_bound(..., extra=)`: the LP bound in attention cost over the empty design's
-    counterexamples and the scenario keys the optimiser's search met (`scenario_keys`) is at
-    most the exhaustive least attention cost and at least the bound without them; past the
-    budget program, `min_attention_cost` uses it (Oh 64×(vector + trivial) H8 d32: 2422
-    instead of 640 over the first keys alone)."""
+    """`measure_bound(..., extra=)`: the LP bound in attention cost (in heads at head dim <= d)
+    over the empty design's counterexamples and the scenario keys the optimiser's search met
+    (`scenario_keys`) is at most the exhaustive least attention cost (fewest heads) and at
+    least the bound without them; past the budget program, `min_attention_cost` and the
+    heads bisection use it (Oh 64×(vector + trivial) H8 d32: cost >= 2422 instead of 640;
+    D4 48×regular H6 d64: heads >= 48 instead of 25)."""
     from eqattn.errors import LimitError
     from eqattn.optimize import widening
 
@@ -214,6 +215,11 @@ def test_the_cost_bound_over_the_search_keys_is_valid_and_no_weaker(spec, refs):
     plain = measure_bound(p, "attention_cost", 10)
     more = measure_bound(p, "attention_cost", 10, extra=res.scenario_keys)
     assert plain <= more <= ref.min_attention_cost
+    plain = measure_bound(p, "heads", 10, max_head_dim=p.head_dim)
+    more = measure_bound(p, "heads", 10, max_head_dim=p.head_dim, extra=res.scenario_keys)
+    assert plain <= more <= ref.min_heads
+    heads = widening.heads_by_bisection(p, 30, 0, res.scenario_keys)
+    assert (heads.value, heads.status) == (ref.min_heads, "optimal")
 
     class TooMany:  # the budget program past its sizes
         def __init__(self, *a, **k):  # noqa: ANN002, ANN003
