@@ -34,6 +34,7 @@ from .optimizer import DEFAULT_TIME_LIMIT
 
 OBJECTIVES = ("attention_cost", "heads", "max_head_dim")
 BOUND_SHARE = 0.25  # of a question's time, for its LP bound in heads or attention cost (measure_bound)
+UNDECIDED_GROWTH = 1.5  # a probe after an undecided one gets at least this many times its seconds (least_bound)
 RESUME_MIN_S = 2.0  # seconds left after the three questions that carry an unproven head count on (resume)
 
 
@@ -191,21 +192,27 @@ def least_bound(problem: Problem, lo: int, hi: int, limits_at, measure, time_lim
     `hi` (then `hi` counts as tested: the bisection carries on from an earlier one).
 
     A value the optimiser leaves undecided in its share (no design, no proof) is set aside,
-    and the next probe is the middle of the widest interval between the decided ends and the
-    undecided values (`_probe`): an infeasibility proof below it, or a design above it, still
-    narrows the answer. The search ends when every value between the ends is undecided, or
-    at the time limit."""
+    and the next probe is the middle of the interval below it (`_probe`): the optimiser's
+    infeasibility proofs come from LP bounds over the scenarios its search meets, about the
+    same whatever the limit, so a lower value is likelier decided; an interval above an
+    undecided value is probed when none is left below. A probe after an undecided one gets
+    at least 1.5 times that one's seconds (halving the share each time left every probe too
+    short to decide: S4, 21×regular, H = 8, d = 64 needs about 10 s for one proof). The
+    search ends when every value between the ends is undecided, or at the time limit."""
     from .within import optimize_within
 
     deadline = time.perf_counter() + time_limit
     tested_hi = best is not None
     undecided: set[int] = set()
+    last_undecided_s = 0.0
     while True:
         mid = hi if not tested_hi else _probe(lo, hi, undecided)
         left = deadline - time.perf_counter()
         if mid is None or left <= 0.5:
             break
-        w = optimize_within(problem, left / 2 if tested_hi else left * 0.6, **limits_at(mid))
+        share = max(left / 2 if tested_hi else left * 0.6, min(left, UNDECIDED_GROWTH * last_undecided_s))
+        t = time.perf_counter()
+        w = optimize_within(problem, share, **limits_at(mid))
         if w.status == "infeasible":
             if not tested_hi:
                 return Extent(None, "infeasible", None, None)
@@ -218,6 +225,7 @@ def least_bound(problem: Problem, lo: int, hi: int, limits_at, measure, time_lim
             break
         else:
             undecided.add(mid)
+            last_undecided_s = time.perf_counter() - t
         tested_hi = True
     if best is None:
         return Extent(None, "unknown", lo + 1, None)
@@ -225,18 +233,17 @@ def least_bound(problem: Problem, lo: int, hi: int, limits_at, measure, time_lim
 
 
 def _probe(lo: int, hi: int, undecided: set[int]) -> int | None:
-    """The next value `least_bound` asks about: the middle of the widest open interval between
-    consecutive points of {lo} ∪ undecided ∪ {hi}; None when no interval has a value inside.
+    """The next value `least_bound` asks about: the middle of the lowest open interval between
+    consecutive points of {lo} ∪ undecided ∪ {hi} that has a value inside; None when none has.
 
-        >>> _probe(41, 48, set()), _probe(41, 48, {44}), _probe(41, 48, {42, 43, 44, 45, 46, 47})
-        (44, 46, None)
+        >>> _probe(41, 48, set()), _probe(41, 48, {44}), _probe(41, 48, {42, 43, 44}), _probe(41, 48, {42, 43, 44, 45, 46, 47})
+        (44, 42, 46, None)
     """
     points = sorted({lo, hi} | {u for u in undecided if lo < u < hi})
-    gaps = [(b - a, a, b) for a, b in zip(points, points[1:]) if b - a > 1]
-    if not gaps:
-        return None
-    _, a, b = max(gaps, key=lambda g: (g[0], -g[1]))
-    return (a + b) // 2
+    for a, b in zip(points, points[1:]):
+        if b - a > 1:
+            return (a + b) // 2
+    return None
 
 
 def fewest_heads(problem: Problem, time_limit: float, cost_lower: int = 0, keys: Sequence[tuple[Demand, ...]] = ()) -> Extent:
@@ -266,8 +273,12 @@ def heads_by_bisection(problem: Problem, time_limit: float, cost_lower: int = 0,
     G, H, d = problem.group.order, problem.heads, problem.head_dim
     lb = max(measure_bound(problem, "heads", BOUND_SHARE * time_limit, max_head_dim=d, extra=keys), -(-cost_lower // d))
     lo = min(max(lb - 1, 0), G * H - 1)
+    # the regular design attains |G| H heads of dimension <= d (SPEC §3): the bisection need
+    # not spend its first probe finding it
+    regular = Design.regular(problem, trimmed=True)
+    known = regular if regular.heads == G * H and all(o.head_dim <= d for o in regular.orbits) else None
     return least_bound(problem, lo, G * H, *_question(problem, "heads"),
-                       max(0.5, t0 + time_limit - time.perf_counter()))
+                       max(0.5, t0 + time_limit - time.perf_counter()), best=known)
 
 
 def least_head_dim(problem: Problem, time_limit: float, cost_lower: int = 0) -> Extent:

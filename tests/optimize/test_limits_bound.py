@@ -181,7 +181,7 @@ def test_the_bisection_goes_on_past_an_undecided_value(monkeypatch):
     p = Problem.create("S3", "regular", 2, 1)
     e = widening.least_bound(p, 40, 48, lambda h: {"max_heads": h, "max_head_dim": 1}, lambda a: a.heads, 60, best=SimpleNamespace(heads=48))
     assert (e.value, e.status, e.lower_bound) == (45, "feasible", 44)
-    assert asked == [44, 42, 46, 43, 45]  # went on past the undecided values
+    assert asked == [44, 42, 43, 46, 45]  # went on past the undecided values, lower intervals first
     asked.clear()
 
     def fake2(problem, time_limit, max_heads=None, max_head_dim=None):  # noqa: ANN001, ANN202 - 44 decided now
@@ -230,3 +230,27 @@ def test_the_cost_bound_over_the_search_keys_is_valid_and_no_weaker(spec, refs):
         e = widening.min_attention_cost(p, 20)
     assert e.lower_bound <= ref.min_attention_cost <= e.value
     assert e.status != "optimal" or e.value == ref.min_attention_cost
+
+
+def test_a_probe_after_an_undecided_one_gets_more_time(monkeypatch):
+    """`least_bound`: the probe after one the optimiser left undecided gets at least
+    UNDECIDED_GROWTH times that one's seconds (not half of what is left: S4 21×regular H8 d64
+    needs about 10 s for one infeasibility proof)."""
+    import time as _time
+    from types import SimpleNamespace
+
+    from eqattn.optimize import within, widening
+
+    shares = []
+
+    def slow(problem, time_limit, max_heads=None, max_head_dim=None):  # noqa: ANN001, ANN202
+        shares.append(time_limit)
+        _time.sleep(min(time_limit, 1.0))
+        return SimpleNamespace(status="unknown", design=None)
+
+    monkeypatch.setattr(within, "optimize_within", slow)
+    p = Problem.create("S3", "regular", 2, 1)
+    e = widening.least_bound(p, 0, 40, lambda h: {"max_heads": h, "max_head_dim": 1}, lambda a: a.heads, 3.2, best=SimpleNamespace(heads=40))
+    assert e.status == "feasible" and e.value == 40 and e.lower_bound == 1
+    assert shares[0] == pytest.approx(1.6, abs=0.05)
+    assert shares[1] >= widening.UNDECIDED_GROWTH * 1.0 - 0.05 > (3.2 - 1.0) / 2  # more than half of what was left
