@@ -67,7 +67,7 @@ def _optimize_symbolic(
         notes.append(f"a design induced from the search of the index-2 subgroup {res.induced[0]} ({res.induced[1]} parameters, theory-scale O20) was an incumbent")
     answer = Answer(
         res.design, res.status, res.lower_units, res.stopped, res.rounds, res.types, res.scenarios, res.usage, unchecked=res.unchecked,
-        reason=res.reason, notes=notes, keys=tuple(tuple(res.values[v] for v in key) for key in res.keys),
+        reason=res.reason, notes=notes, keys=res.demand_keys(),
     )
     return finish(problem, answer, budget, backend, limits, numeric_check=False, objective=objective)
 

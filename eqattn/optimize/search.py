@@ -292,5 +292,4 @@ def seed_for(
         if cert is not None:
             active |= {s for s, _, _, _ in cert.mu}
     log.debug("seed H = %d: %s, %s units, lower %d, %d keys", sub.heads, res.status, None if res.design is None else res.design.params // 4, res.lower_units, len(res.keys))
-    vals = res.values
-    return Seed(k, res.design, tuple(tuple(vals[v] for v in key) for key in res.keys), tuple(sorted(active)), tuple(columns), cert)
+    return Seed(k, res.design, res.demand_keys(), tuple(sorted(active)), tuple(columns), cert)

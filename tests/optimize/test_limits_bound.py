@@ -254,3 +254,24 @@ def test_a_probe_after_an_undecided_one_gets_more_time(monkeypatch):
     assert e.status == "feasible" and e.value == 40 and e.lower_bound == 1
     assert shares[0] == pytest.approx(1.6, abs=0.05)
     assert shares[1] >= widening.UNDECIDED_GROWTH * 1.0 - 0.05 > (3.2 - 1.0) / 2  # more than half of what was left
+
+
+def test_the_heads_bisection_does_not_search_for_the_regular_design(monkeypatch, refs):
+    """`heads_by_bisection` starts from the regular design (|G| H heads of dimension <= d,
+    SPEC §3) as its known top: no probe asks for |G| H heads (that first probe took 60 % of
+    the question's time), and the answer still equals the enumeration."""
+    from eqattn.optimize import within, widening
+
+    real = within.optimize_within
+    asked = []
+
+    def spy(problem, time_limit, **kw):  # noqa: ANN001, ANN003, ANN202
+        asked.append(kw["max_heads"])
+        return real(problem, time_limit, **kw)
+
+    monkeypatch.setattr(within, "optimize_within", spy)
+    bf = refs[("S3", "regular", 2, 1)]
+    p, ref = bf.problem, bf.least_widening()
+    e = widening.heads_by_bisection(p, 40, 0)
+    assert (e.value, e.status) == (ref.min_heads, "optimal")
+    assert asked and p.group.order * p.heads not in asked

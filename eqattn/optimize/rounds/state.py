@@ -80,6 +80,11 @@ class SearchResult:
     induced: tuple[str, int] | None = None  # (subgroup, parameters) of the design induced from an index-2 subgroup, when it became the incumbent (O20)
     seed_lower: int | None = None  # units: the seed's LP certificate carried to its repeated keys proved this (O16c)
 
+    def demand_keys(self) -> tuple[tuple[Demand, ...], ...]:
+        """The scenario keys as demand tuples (self-contained: no catalogue needed), for a
+        larger search (a seed, O16) or an LP bound in another measure (widening.py)."""
+        return tuple(tuple(self.values[v] for v in key) for key in self.keys)
+
 
 @dataclass(frozen=True)
 class Outcome:
