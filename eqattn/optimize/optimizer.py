@@ -63,6 +63,9 @@ def _optimize_symbolic(
             + ("" if seed.design is None else f", its design ({seed.design.params} parameters) repeated {seed.k} times as a candidate")
             + ("" if res.seed_lower is None else f"; its LP certificate on the repeated keys proves >= {4 * res.seed_lower} parameters (O16c)")
         )
+    if res.parity is not None:
+        notes.append(f"bounded by the parity split over {res.parity[0]} (theory-scale O21): the two halves of V its central involution "
+                     f"separates need >= {4 * res.parity[1]} parameters together")
     if res.induced is not None:
         notes.append(f"a design induced from the search of the index-2 subgroup {res.induced[0]} ({res.induced[1]} parameters, theory-scale O20) was an incumbent")
     answer = Answer(

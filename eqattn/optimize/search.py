@@ -37,6 +37,7 @@ from .induced import INDUCE_SHARE, induce_design, induce_from, subgroup_problem
 from .limits import ComputeLimits, params_per_cost
 from .multiples import SPLIT_SHARE, Seed, split_factor, sub_problem
 from .oracle import ROUND_KEYS, CounterexampleOracle
+from .parity import PARITY_MIN_ORDER, PARITY_SHARE, parity_split
 from .rounds import SearchResult, SearchState, drive, lp_lower, pipeline, plant_seed
 from .rounds.certificate import certificate
 from .rounds.state import Progress
@@ -135,6 +136,9 @@ def search(
         return opened
     if only is None:
         _plant_induced(state, memo)
+        split = _plant_parity(state, memo)
+        if split is not None:
+            return split
     if callable(seed):
         seed = seed(state.final_end(), state.usage)
     state.seed = seed
@@ -191,6 +195,42 @@ def _plant_induced(state: SearchState, memo: SubSearches | None = None) -> None:
         log.debug("induced from %s: %d units", A.name, design.params // 4)
         state.improve(design)
         state.induced = (A.name, design.params)
+
+
+def _plant_parity(state: SearchState, memo: SubSearches) -> SearchResult | None:
+    """The parity split's bound (parity.py, Lemma O21), for a group of order at least
+    `PARITY_MIN_ORDER` with a direct factor of order 2: the searches of `(A, V₊, H, d)` and
+    `(A, V₋, H, d)` under the same limits (one when they are the same problem), each for
+    `PARITY_SHARE` of the time left; the sum of their lower bounds raises the search's. When
+    either proves that no design within the limits covers its part, the search's answer is
+    `infeasible` (returned); else None."""
+    problem = state.problem
+    if problem.group.order < PARITY_MIN_ORDER:
+        return None
+    split = parity_split(problem)
+    if split is None:
+        return None
+    total = 0
+    answers: dict[tuple[int, ...], SearchResult | None] = {}
+    for sign, sub in split.parts():
+        res = answers.get(sub.V.mults, ...)
+        if res is ...:
+            res = _sub_search(sub, 1, PARITY_SHARE, f"parity {sign} over {split.A.name}", state.budget, state.final_end(), state.limits,
+                              state.backend, state.threads, state.progress, state.usage, memo)
+            answers[sub.V.mults] = res
+        if res is None:  # (a limit of its own: the other part alone still bounds)
+            continue
+        log.debug("parity %s over %s (%s): %s, lower %d units", sign, split.A.name, sub.V, res.status, res.lower_units)
+        if res.status == "infeasible":
+            state.reason = (f"no design within the limits covers every clustering of the part of V where the central involution is "
+                            f"{sign}1 ({split.A.name}, {sub.V}, H = {sub.heads}, d = {sub.head_dim}), which every covering design "
+                            "restricts to (theory-scale O21)" + ("" if res.reason is None else f": {res.reason}"))
+            return state.result("infeasible", None, state.lower)
+        total += res.lower_units
+    if total > state.lower:
+        state.lower = total
+        state.parity = (split.A.name, total)
+    return None
 
 
 def induced_for(

@@ -79,6 +79,7 @@ class SearchResult:
     reason: str | None = None  # one line: why a limit or failure stopped it
     induced: tuple[str, int] | None = None  # (subgroup, parameters) of the design induced from an index-2 subgroup, when it became the incumbent (O20)
     seed_lower: int | None = None  # units: the seed's LP certificate carried to its repeated keys proved this (O16c)
+    parity: tuple[str, int] | None = None  # (subgroup A, units): the two searches of the parity split proved this together (O21)
 
     def demand_keys(self) -> tuple[tuple[Demand, ...], ...]:
         """The scenario keys as demand tuples (self-contained: no catalogue needed), for a
@@ -179,6 +180,7 @@ class SearchState:
     seed: "Seed | None" = None
     seed_lower: int | None = None  # units: the seed's LP certificate carried to its repeated keys (O16c)
     induced: tuple[str, int] | None = None  # (subgroup, parameters): the induced design became the incumbent (O20)
+    parity: tuple[str, int] | None = None  # (subgroup A, units): the parity split's two searches proved this (O21)
     # this pass
     deadline: float = math.inf
     max_cost: float = math.inf  # types dearer than the incumbent are left out
@@ -253,7 +255,7 @@ class SearchState:
             status, design, int(lower or 0), self.rounds, len(self.keys), self.n_types, stopped, tuple(self.keys),
             tuple(self.catalogue.values), self.best_lp, tuple(self.fixed_programs), self.best_check_s, self.seed,
             self.oracle.unchecked, self.usage, self.reason if (stopped or status == "infeasible") else None, self.induced,
-            self.seed_lower,
+            self.seed_lower, self.parity,
         )
 
     def optimal(self) -> Outcome:
