@@ -115,3 +115,24 @@ def test_a_part_without_a_design_within_the_limits_proves_the_whole_infeasible(m
     r = optimize(p, 10, engine="symbolic", max_heads=1, max_head_dim=1)
     assert r.status == "infeasible"
     assert "central involution is +1 (C1, A, H = 2, d = 1)" in (r.reason or "")
+
+
+def test_a_part_stopped_by_its_own_limit_leaves_the_other_parts_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Oh, A1g + T1u, H = 2, d = 2: the parts (S4, [4]) and (S4, [2,1,1]) need 8 and 4
+    parameters; with the + part's search stopped by a limit of its own (None), the − part
+    alone bounds (4), and the answer is still proven (12)."""
+    p = Problem.create("Oh", "A1g + T1u", 2, 2)
+    s = parity_split(p)
+    assert [optimize(q, 20).design.params for _, q in s.parts()] == [8, 4]
+    r = optimize(p, 20, engine="symbolic")
+    assert (r.status, r.design.params) == ("optimal", 12)
+    assert any(">= 12 parameters together" in n for n in r.to_json()["notes"])
+    real = search_module._sub_search
+
+    def stopped(sub, k, share, stage, *args, **kw):  # noqa: ANN001, ANN202
+        return None if stage.startswith("parity +") else real(sub, k, share, stage, *args, **kw)
+
+    monkeypatch.setattr(search_module, "_sub_search", stopped)
+    r = optimize(p, 20, engine="symbolic")
+    assert (r.status, r.design.params) == ("optimal", 12)
+    assert any(">= 4 parameters together" in n for n in r.to_json()["notes"])
