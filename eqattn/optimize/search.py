@@ -211,13 +211,10 @@ def _plant_parity(state: SearchState, memo: SubSearches) -> SearchResult | None:
     if split is None:
         return None
     total = 0
-    answers: dict[tuple[int, ...], SearchResult | None] = {}
-    for sign, sub in split.parts():
-        res = answers.get(sub.V.mults, ...)
-        if res is ...:
-            res = _sub_search(sub, 1, PARITY_SHARE, f"parity {sign} over {split.A.name}", state.budget, state.final_end(), state.limits,
-                              state.backend, state.threads, state.progress, state.usage, memo)
-            answers[sub.V.mults] = res
+    same = split.same  # (V₊ ≅ V₋: one search bounds both parts)
+    for sign, sub in split.parts()[:1] if same else split.parts():
+        res = _sub_search(sub, 1, PARITY_SHARE, f"parity {sign} over {split.A.name}", state.budget, state.final_end(), state.limits,
+                          state.backend, state.threads, state.progress, state.usage, memo)
         if res is None:  # (a limit of its own: the other part alone still bounds)
             continue
         log.debug("parity %s over %s (%s): %s, lower %d units", sign, split.A.name, sub.V, res.status, res.lower_units)
@@ -226,7 +223,7 @@ def _plant_parity(state: SearchState, memo: SubSearches) -> SearchResult | None:
                             f"{sign}1 ({split.A.name}, {sub.V}, H = {sub.heads}, d = {sub.head_dim}), which every covering design "
                             "restricts to (theory-scale O21)" + ("" if res.reason is None else f": {res.reason}"))
             return state.result("infeasible", None, state.lower)
-        total += res.lower_units
+        total += res.lower_units * (2 if same else 1)
     if total > state.lower:
         state.lower = total
         state.parity = (split.A.name, total)

@@ -292,4 +292,3 @@ def test_a_pricing_program_stopped_early_is_not_convergence(row, monkeypatch):
     if cut.certificate is not None:  # whatever it reports is certified
         assert max_profit(p, space.values, keys, cut.certificate) <= 1e-6
         assert cut.units == int(np.ceil(cut.certificate.value(space.values, keys, None) - 1e-6))
-

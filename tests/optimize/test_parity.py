@@ -94,8 +94,9 @@ def test_the_search_takes_the_split_as_its_bound(monkeypatch: pytest.MonkeyPatch
     r = optimize(p, 20)
     assert (r.status, r.lower_bound) == ("optimal", 32)
     assert any("parity split over S4" in n and ">= 32 parameters" in n for n in r.to_json()["notes"])
-    monkeypatch.setattr(search_module, "PARITY_MIN_ORDER", 2)
     p = Problem.create("C2xS3", "2xregular", 4, 4)
+    assert not any("parity" in n for n in optimize(p, 20, engine="symbolic").to_json()["notes"])  # (order 12 < PARITY_MIN_ORDER)
+    monkeypatch.setattr(search_module, "PARITY_MIN_ORDER", 2)
     total = sum(optimize(q, 20).design.params for _, q in parity_split(p).parts())
     assert total == 896
     r = optimize(p, 20, engine="symbolic")
