@@ -91,7 +91,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:  # noqa: ANN001
     p.add_argument("--solver", default="highs", choices=BACKENDS, help="integer programming solver (default highs)")
     p.add_argument(
         "--engine", default="auto", choices=CHECKER_ENGINES + tuple(e for e in PARTIAL_ENGINES if e not in CHECKER_ENGINES),
-        help="auto (default): symbolic past the atlas sizes; enumerate: scenarios listed up front; symbolic: from "
+        help="auto (default): symbolic past the atlas sizes and where the scenarios are too many to list (more than 500 demand values); "
+             "at atlas size the enumerating engine first, the symbolic search on when it has not proven the optimum; enumerate: scenarios listed up front; symbolic: from "
              "counterexamples; with --partial: auto, program (one indicator per clustering) or search (subsets of the clusterings)",
     )
     p.add_argument("--no-constrained", dest="constrained", action="store_false", help="skip the constrained-vanilla question")

@@ -1,8 +1,8 @@
 """The enumerating engine (SPEC §5.5; docs/optimizer.md): every scenario and demand value
 listed up front (`separation.ScenarioSpace`), the capped types over them, and the lazy
 scenario loop (lazy.py); then the head-dimension tie-break and the constrained-vanilla
-question (exactly H heads of dimension d). Atlas sizes; `optimize` picks it below
-`coverage.uses_symbolic`.
+question (exactly H heads of dimension d). Atlas sizes; `optimize` picks it where
+`optimizer.auto_engine` says (below `coverage.uses_symbolic` and a small scenario space).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from .lazy import Context, Progress, lazy
 from .limits import ComputeLimits
 from .program import Objective
 from .result import ConstrainedResult, to_design
+from .separation import ScenarioSpace
 from .type_sets import caps, constrained_types, copy_bounds, design_types
 
 SETUP_SHARE = 0.5  # of the time limit for building the types' host tables (LimitError past it)
@@ -94,10 +95,12 @@ def _constrained(problem: Problem, ctx: Context, active: list, deadline: float) 
 
 def optimize_enumerated(
     problem: Problem, budget: Budget, limits: ComputeLimits, backend: str, progress: Progress | None, threads: int | None, constrained: bool,
+    space: ScenarioSpace | None = None,
 ) -> Answer:
-    """The enumerating engine's answer (module docstring), for `finish`."""
+    """The enumerating engine's answer (module docstring), for `finish`; `space`: the
+    problem's scenario space when the caller built it already."""
     limits = limits.for_engines()
-    ctx = Context(problem, budget, backend, progress, threads)
+    ctx = Context(problem, budget, backend, progress, threads, space)
     t_end = budget.hard_end
     span = t_end - budget.start
     main_deadline = budget.start + span * (MAIN_SHARE if constrained else 1.0 - REPAIR_SHARE_END)

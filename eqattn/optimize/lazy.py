@@ -43,13 +43,14 @@ class Context:
     """What the enumerating engine's loops share: the scenario space, the hosting table, the
     budget and what was spent (`usage`), and whether a candidate could not be checked."""
 
-    def __init__(self, problem: Problem, budget: Budget, backend: str, progress: Progress | None, threads: int | None) -> None:
+    def __init__(self, problem: Problem, budget: Budget, backend: str, progress: Progress | None, threads: int | None,
+                 space: ScenarioSpace | None = None) -> None:
         self.problem = problem
         self.budget = budget
         self.backend = backend
         self.progress = progress
         self.threads = threads
-        self.space = ScenarioSpace(problem)
+        self.space = ScenarioSpace(problem) if space is None else space
         self.h = hosting(problem)
         self.raw_scenarios = self.space.raw_count()
         self.usage = Usage()

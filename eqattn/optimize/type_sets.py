@@ -100,7 +100,7 @@ def design_types(
     return table.subset(keep)
 
 
-def _min_fill(problem: Problem, K, r: int) -> tuple[int, ...]:  # noqa: ANN001
+def min_fill(problem: Problem, K, r: int) -> tuple[int, ...]:  # noqa: ANN001
     """The cheapest multiset of irreps of K of total dimension exactly r (cost 4 m_τ(V|K) e_τ
     per copy of τ; irreps absent from V|K are free). Ties: lower irrep index first."""
     irr = irreps_of(K)
@@ -142,7 +142,7 @@ def constrained_types(problem: Problem, space: ScenarioSpace, h: Hosting) -> Typ
             if dim > d:
                 continue
             if d - dim not in fills:
-                fills[d - dim] = _min_fill(problem, K, d - dim)
+                fills[d - dim] = min_fill(problem, K, d - dim)
             W = tuple(int(a + b) for a, b in zip(Wp, fills[d - dim]))
             if (K.id, W) in seen:
                 continue
