@@ -34,7 +34,10 @@ class DesignOrbit:
         return self.W.dim
 
     def params(self, problem: Problem) -> int:
-        """4 dim Hom_K(V, W) = 4 sum_t m_t(V|K) m_t(W) e_t."""
+        """4 dim Hom_K(V, W) = 4 sum_t m_t(V|K) m_t(W) e_t (for a problem priced by attention
+        cost, `Problem.priced`: 4 [G:K] dim W); both are 4 Σ_t unit_costs(K)_t m_t(W)."""
+        if problem.price == "attention_cost":
+            return 4 * self.heads * self.head_dim
         return 4 * problem.restrict(self.sub).hom_dim(self.W)
 
     def key(self) -> tuple[int, tuple[int, ...]]:

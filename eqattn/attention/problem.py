@@ -19,6 +19,7 @@ MAX_HEAD_DIM = 256
 MAX_DIM_V = 1024
 PROBLEM_MEMO = 2048  # entries: V restricted to each subgroup class (<= 1000), tables, hosting
 MAX_RHO_BYTES = 1 << 29  # the matrices of V over all of G (numeric realisation only)
+PRICES = ("params", "attention_cost")  # what an orbit's count `DesignOrbit.params` measures (see Problem.priced)
 
 
 def _get_group(spec: str, rep: str) -> FiniteGroup:
@@ -30,12 +31,15 @@ def _get_group(spec: str, rep: str) -> FiniteGroup:
 
 @dataclass(frozen=True, eq=False)
 class Problem:
-    """G acting on V by rho, a vanilla layer with H heads of dimension d."""
+    """G acting on V by rho, a vanilla layer with H heads of dimension d. `price`: what the
+    optimiser minimises, "params" (SPEC §1, every problem a user states) or
+    "attention_cost" (`priced`: the least-widening search, theory-scale B3)."""
 
     group: FiniteGroup
     V: Rep
     heads: int
     head_dim: int
+    price: str = "params"
     memo: Memo = field(default_factory=lambda: Memo(PROBLEM_MEMO), init=False, repr=False, compare=False)
 
     @staticmethod
@@ -50,6 +54,26 @@ class Problem:
         H = whole_number(heads, "heads", 1, MAX_HEADS, text=True)
         d = whole_number(head_dim, "head_dim", 1, MAX_HEAD_DIM, text=True)
         return Problem(G, V, H, d)
+
+    def priced(self, price: str) -> "Problem":
+        """The same problem with designs counted by `price` (PRICES): under "attention_cost"
+        an orbit's count (`DesignOrbit.params`, `unit_costs`) is 4 [G:K] dim W instead of
+        4 dim Hom_K(V, W), so the optimiser's least count is 4 × the least attention cost of
+        a covering design, with the same proofs (every bound of the search is linear in the
+        per-irrep costs). Coverage does not depend on the price: the copy shares this
+        problem's tables (memo).
+
+            >>> p = Problem.create("C4", "E1", 2, 1)
+            >>> p.priced("attention_cost").unit_costs(p.group.subgroup_classes[0]).tolist()   # C1: 4 heads x dim 1
+            [4]
+        """
+        if price not in PRICES:
+            raise InputError("price", f"one of {', '.join(PRICES)}, got {price!r}")
+        if price == self.price:
+            return self
+        out = Problem(self.group, self.V, self.heads, self.head_dim, price)
+        object.__setattr__(out, "memo", self.memo)  # (coverage tables: the same problem)
+        return out
 
     @property
     def top(self) -> SubgroupClass:
@@ -95,6 +119,8 @@ class Problem:
             >>> p.unit_costs(p.group.subgroup_classes[0]).tolist()   # V|C1 = 2 x trivial
             [2]
         """
+        if self.price == "attention_cost":  # [G:K] dim τ per copy (Problem.priced)
+            return sub.index * np.asarray(irreps_of(sub).dims, dtype=np.int64)
         VK = self.restrict(sub)
         return np.asarray(VK.mults, dtype=np.int64) * np.asarray(irreps_of(sub).es, dtype=np.int64)
 

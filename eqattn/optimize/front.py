@@ -6,6 +6,7 @@ point k-1 (ties: fewer parameters), so its parameters p_k are the least of any c
 design of cost <= c_k; the front ends when no covering design has fewer parameters than
 the last point (proven: then p_last is the fewest-parameter optimum). Where parameters are
 ρ × cost for every design (V = m × regular: ρ = 4m, B1) the front is one point, the optimum.
+Past the budget program's sizes only the two ends are computed (`_ends`, B5b).
 
     >>> from eqattn.attention import Problem
     >>> f = front(Problem.create("C4", "E1", 2, 1), 20)
@@ -69,6 +70,47 @@ class Front:
         }
 
 
+LAST_SHARE = 0.4  # past the budget program: of the time for the fewest-parameter design (the last point) ...
+LEAST_SHARE = 0.3  # ... for the least attention cost (the first point's cost); the rest for its fewest parameters
+
+
+def _ends(problem: Problem, tl: float, t0: float) -> Front:
+    """Past the budget program: the front's two ends (B5b). The last point is the
+    fewest-parameter design (the optimiser, its bound valid for designs of any cost); the
+    first is the least attention cost c* (the search priced by cost, B1d) with the fewest
+    parameters of any covering design of cost <= c* (the optimiser under max_cost = c*).
+    Points between are not searched."""
+    from .optimizer import optimize
+    from .widening import cost_search
+
+    res = optimize(problem, LAST_SHARE * tl, constrained=False)
+    if res.design is None:
+        return Front(problem, (), "unknown", False, "no covering design was found within the limits", time.perf_counter() - t0)
+    st = "optimal" if res.status == "optimal" else "feasible"
+    last = FrontPoint(res.design, res.design.params if st == "optimal" else res.lower_bound or None, st)
+    between = "points between the two ends (least attention cost, fewest parameters) are not searched past the budget program's sizes"
+    least, _ = cost_search(problem, max(0.5, t0 + (LAST_SHARE + LEAST_SHARE) * tl - time.perf_counter()))
+    if least.value is None or least.value >= attention_cost(res.design):
+        if least.status == "optimal" and st == "optimal" and least.value == attention_cost(res.design):
+            return Front(problem, (last,), "optimal", True,
+                         "a single point: the fewest-parameter design has the least attention cost (both proven)", time.perf_counter() - t0)
+        return Front(problem, (last,), "feasible", False, "only the fewest-parameter design was found: " + between, time.perf_counter() - t0)
+    first = optimize(problem, max(0.5, t0 + tl - time.perf_counter()), constrained=False, max_cost=least.value)
+    design = first.design if first.design is not None else least.design
+    if design.params <= res.design.params:
+        # a design of lower cost and no more parameters: the fewest-parameter design found is
+        # dominated; with both ends proven its parameters are P* and the front is this point
+        one = st == "optimal" and least.status == "optimal"
+        why = ("a single point: a least-cost design has the fewest parameters (both proven)" if one else
+               "the least-cost design found has no more parameters than the fewest-parameter design found: " + between)
+        return Front(problem, (FrontPoint(design, design.params if one else None, "optimal" if one else "feasible"),),
+                     "optimal" if one else "feasible", one, why, time.perf_counter() - t0)
+    proven = least.status == "optimal" and first.status == "optimal" and first.design is not None
+    # (first's bound is on designs of cost <= least.value, so also on those of this point's cost)
+    head = FrontPoint(design, design.params if proven else first.lower_bound, "optimal" if proven else "feasible")
+    return Front(problem, (head, last), "feasible", False, between, time.perf_counter() - t0)
+
+
 def front(problem: Problem, time_limit: float | None = None) -> Front:
     """The front within `time_limit` seconds (default 60)."""
     from .optimizer import optimize
@@ -89,16 +131,7 @@ def front(problem: Problem, time_limit: float | None = None) -> Front:
     try:
         prog = BudgetProgram(problem, ComputeLimits())
     except LimitError:
-        # past the budget program: only the last point (the fewest-parameter design, with the
-        # optimiser's bound, valid for covering designs of any cost) is computed
-        res = optimize(problem, tl, constrained=False)
-        if res.design is None:
-            return Front(problem, (), "unknown", False, "no covering design was found within the limits", time.perf_counter() - t0)
-        st = "optimal" if res.status == "optimal" else "feasible"
-        pt = FrontPoint(res.design, res.design.params if st == "optimal" else res.lower_bound or None, st)
-        why = ("past the budget program's sizes only the front's last point (the fewest-parameter design) is computed; "
-               "points of lower attention cost and more parameters are not searched")
-        return Front(problem, (pt,), "feasible", False, why, time.perf_counter() - t0)
+        return _ends(problem, tl, t0)
     cap: int | None = None
     status = "optimal"
     reason = ""

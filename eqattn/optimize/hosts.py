@@ -62,7 +62,7 @@ def cheapest_host(slot: Slot, D: np.ndarray, max_head_dim: int | None = None, th
         return None
     if (slot.img @ slot.unit >= D).all():  # W = P^a, the least W hosting, meets D already
         return slot.img.astype(np.int64).copy()
-    key = (slot.K.id, slot.img.tobytes(), slot.unit.tobytes(), slot.VK.tobytes(), D.tobytes(), max_head_dim)
+    key = (slot.K.id, slot.img.tobytes(), slot.unit.tobytes(), slot.VK.tobytes(), slot.unit_cost.tobytes(), D.tobytes(), max_head_dim)
     known = slot.K.group.memo.get("cheapest_host", dict)  # by the slot's data: shared by every problem over the group
     if key not in known:
         known[key] = _cheapest_host_program(slot, D, max_head_dim, threads)

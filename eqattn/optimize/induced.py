@@ -63,7 +63,7 @@ def subgroup_problem(problem: Problem, A: SubgroupClass) -> Problem:
     """`(A, V|A, H, d)`, over A's standard group (`A.std`, identified with A by `A.phi`)."""
     S = A.std
     VA = decompose(S.subgroup_classes[-1], problem.V.character[A.phi])
-    return Problem(S, VA, problem.heads, problem.head_dim)
+    return Problem(S, VA, problem.heads, problem.head_dim, problem.price)
 
 
 def induce_design(problem: Problem, A: SubgroupClass, design: Design) -> Design:

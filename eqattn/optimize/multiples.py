@@ -70,7 +70,7 @@ def sub_problem(problem: Problem, k: int) -> Problem:
     """`(G, V, H / k, d)`."""
     if k < 1 or problem.heads % k:
         raise ValueError(f"{k} does not divide H = {problem.heads}")
-    return Problem(problem.group, problem.V, problem.heads // k, problem.head_dim)
+    return Problem(problem.group, problem.V, problem.heads // k, problem.head_dim, problem.price)
 
 
 def multiply_key(demands: Sequence[Demand], k: int, V: Rep) -> tuple[Demand, ...]:

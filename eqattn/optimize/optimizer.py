@@ -42,7 +42,7 @@ RECHECK_MARGIN = 0.02  # ... plus this share of the time limit (and RECHECK_MARG
 RECHECK_MARGIN_S = 0.2
 AUTO_MAX_VALUES = 500  # demand values up to which "auto" takes the enumerating engine (benchmarks/engines.py) ...
 AUTO_ENUMERATE_SHARE = 1 / 3  # ... with this share of the time; not proven by then: the symbolic search goes on
-VANILLA_SHARE = 0.25  # of the search time kept for the constrained-vanilla question where "auto" took the symbolic engine
+VANILLA_SHARE = 0.1  # of the search time kept for the constrained-vanilla question where "auto" took the symbolic engine
 
 
 def auto_engine(problem: Problem) -> tuple[str, ScenarioSpace | None, str | None]:
@@ -104,10 +104,37 @@ def _symbolic_answer(
                      f"separates need >= {4 * res.parity[1]} parameters together")
     if res.induced is not None:
         notes.append(f"a design induced from the search of the index-2 subgroup {res.induced[0]} ({res.induced[1]} parameters, theory-scale O20) was an incumbent")
-    return Answer(
+    answer = Answer(
         res.design, res.status, res.lower_units, res.stopped, res.rounds, res.types, res.scenarios, res.usage, unchecked=res.unchecked,
         reason=res.reason, notes=notes, keys=res.demand_keys(),
     )
+    if limits.max_cost is not None and problem.price == "params" and answer.status not in ("optimal", "infeasible"):
+        answer = _by_cost(problem, answer, budget, backend, threads, limits)
+    return answer
+
+
+def _by_cost(problem: Problem, answer: Answer, budget: Budget, backend: str, threads: int | None, limits: ComputeLimits) -> Answer:
+    """An unproven answer under `max_cost`, carried on by the search on the problem priced by
+    attention cost (`Problem.priced`, theory-scale B1d) within the same limits for the time
+    left: its least cost is the least attention cost of a covering design within the head
+    limits, so past `max_cost` nothing within the budget covers (proven, `infeasible`), and
+    any design it finds is a covering design within the budget (an incumbent when cheaper)."""
+    left = budget.work_left(answer.usage)
+    if time.perf_counter() >= budget.hard_end - 0.1 or (left is not None and left <= 0):
+        return answer
+    priced = _symbolic_answer(problem.priced("attention_cost"), budget.until(budget.hard_end, left), backend, None, threads, limits)
+    usage = _usage_sum(answer.usage, priced.usage)
+    if priced.status == "infeasible":
+        return replace(answer, design=None, status="infeasible", stopped=None, usage=usage, reason=priced.reason,
+                       notes=answer.notes + ["proven by the search for the least attention cost (the problem priced by attention cost, theory-scale B1d)"])
+    if priced.design is not None:
+        design = Design(problem, priced.design.orbits)
+        if answer.design is None or design.params < answer.design.params:
+            proven = design.params <= 4 * answer.lower_units
+            return replace(answer, design=design, status="optimal" if proven else "feasible", stopped=None if proven else answer.stopped,
+                           usage=usage, notes=answer.notes + [
+                               "the design came from the search for the least attention cost within the limits (theory-scale B1d)"])
+    return replace(answer, usage=usage)
 
 
 def _usage_sum(a: Usage, b: Usage) -> Usage:

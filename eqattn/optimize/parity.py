@@ -95,7 +95,7 @@ def parity_split(problem: Problem) -> ParitySplit | None:
     parts = []
     for sign in (1, -1):
         V = decompose(top, (here + sign * there) / 2)
-        parts.append(None if V.dim == 0 else Problem(A.std, V, problem.heads, problem.head_dim))
+        parts.append(None if V.dim == 0 else Problem(A.std, V, problem.heads, problem.head_dim, problem.price))
     return ParitySplit(problem, A, z, parts[0], parts[1])
 
 

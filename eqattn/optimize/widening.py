@@ -9,7 +9,8 @@ Where every orbit type has the same parameters per unit of attention cost ρ
 (`limits.uniform_ratio`; `V = m × regular` has ρ = 4m, theory-scale B1 / O19b), a design's
 parameters are exactly ρ × its attention cost: the fewest-parameter design (the optimiser,
 with its proof) is the least-cost one, and its bound divided by ρ bounds the cost. Other V
-go to the budget program (budgeted.py) with the cost as objective.
+go to the budget program (budgeted.py) with the cost as objective, and past it to the
+optimiser on the problem priced by attention cost (`cost_search`, theory-scale B1d).
 
     >>> from eqattn.attention import Problem
     >>> w = least_widening(Problem.create("C4", "regular", 2, 1), 20)
@@ -128,16 +129,34 @@ def _least_cost(problem: Problem, time_limit: float) -> tuple[Extent, tuple]:
     try:
         prog = BudgetProgram(problem, ComputeLimits())
     except LimitError:
-        # past the budget program: the fewest-parameter design's cost, and the bound ⌈L / ρ⌉ (O19c)
-        t0 = time.perf_counter()
-        res = optimize(problem, (1.0 - BOUND_SHARE) * time_limit, constrained=False)
-        lp = measure_bound(problem, "attention_cost", max(0.5, t0 + time_limit - time.perf_counter()), extra=res.scenario_keys)
-        if res.design is None:
-            return Extent(None, "unknown", max(res.attention_cost_lower_bound or 0, lp), None), res.scenario_keys
-        cost = attention_cost(res.design)
-        lb = min(cost, max(res.attention_cost_lower_bound or 0, lp))
-        return Extent(cost, "optimal" if lb == cost else "feasible", lb, res.design), res.scenario_keys
+        return cost_search(problem, time_limit)
     return _from_outcome(prog.solve("attention_cost", time_limit=time_limit)), ()
+
+
+def cost_search(problem: Problem, time_limit: float) -> tuple[Extent, tuple]:
+    """The least attention cost past the budget program: the optimiser on the problem priced
+    by attention cost (`Problem.priced`, theory-scale B3: every orbit counts 4 [G:K] dim W,
+    so its least count is 4 × the least cost, with the search's proofs), its design read
+    back on the problem; and the scenario keys it met (price-free: coverage only).
+
+        >>> e, _ = cost_search(Problem.create("C4", "A + E1", 2, 2), 20)
+        >>> e.value, e.status
+        (9, 'optimal')
+    """
+    from .optimizer import optimize
+
+    res = optimize(problem.priced("attention_cost"), time_limit, constrained=False)
+    lower = None if res.lower_bound is None else -(-res.lower_bound // 4)
+    if res.status == "infeasible":
+        return Extent(None, "infeasible", None, None), res.scenario_keys
+    if res.design is None:
+        return Extent(None, "unknown", lower, None), res.scenario_keys
+    design = Design(problem, res.design.orbits)
+    cost = attention_cost(design)
+    if 4 * cost != res.design.params:
+        raise RuntimeError("internal error: the priced design's count is not 4 x its attention cost")
+    lb = min(cost, lower or 0)
+    return Extent(cost, "optimal" if lb == cost else "feasible", lb, design), res.scenario_keys
 
 
 def min_heads(problem: Problem, time_limit: float) -> Extent:

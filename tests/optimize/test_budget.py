@@ -7,6 +7,7 @@ import pytest
 
 import eqattn
 from eqattn.attention import Design, Problem
+from eqattn.optimize import front, optimize
 from eqattn.optimize.budgeted import attention_cost
 from eqattn.optimize.partial import coverage_curve
 from eqattn.optimize.widening import uniform_params_per_cost
@@ -80,10 +81,14 @@ def test_least_bound_with_the_optimiser_matches_the_budget_program():
     assert dim.status == "infeasible" and dim.value is None
 
 
-def test_front_past_the_budget_program_gives_the_last_point_only(monkeypatch):
-    # where the budget program refuses (symbolic sizes), the front is the fewest-parameter
-    # design alone, marked feasible (not a proven front); simulated on a small problem
+@pytest.mark.parametrize("spec", [("C2", "2xA+B", 2, 2), ("C4", "B+E1", 2, 1), ("S3", "regular", 2, 1), ("C2", "A + B", 2, 2)])
+def test_front_past_the_budget_program_gives_its_ends(monkeypatch, spec):
+    # where the budget program refuses (symbolic sizes), the front's two ends come from the
+    # optimiser (the least cost by the search priced by cost, theory-scale B5b); simulated on
+    # small problems whose exhaustive front (brute_force.py) is one point: the same point, proven
     import importlib
+
+    from brute_force import BruteForce
 
     from eqattn.errors import LimitError
 
@@ -93,6 +98,25 @@ def test_front_past_the_budget_program_gives_the_last_point_only(monkeypatch):
         raise LimitError("partial", "too large")
 
     monkeypatch.setattr(fr, "BudgetProgram", refuse)
-    f = fr.front(Problem.create("C2", "2xA+B", 2, 2), 30)
-    assert f.status == "feasible" and not f.single and len(f.points) == 1
-    assert f.points[0].design.params == 44 and f.points[0].status == "optimal"  # brute_force.py: 44 at cost 7
+    p = Problem.create(*spec)
+    ref = [(b.attention_cost, b.params) for b in BruteForce(p).front()]
+    f = fr.front(p, 30)
+    assert len(ref) == 1 and f.status == "optimal" and f.single
+    assert [(attention_cost(q.design), q.design.params, q.lower_bound, q.status) for q in f.points] == [(*ref[0], ref[0][1], "optimal")]
+
+
+def test_front_ends_past_the_budget_program():
+    """Oh, 8xvector + 8xtrivial, H4 d9 (dim V 32: past the budget program): two ends, the
+    least cost first (cost proven by the priced search) and the fewest-parameter design last;
+    strictly increasing cost, strictly decreasing parameters, bounds valid."""
+    from eqattn.optimize.widening import cost_search
+
+    p = Problem.create("Oh", "8xvector + 8xtrivial", 4, 9)
+    f = front(p, 40)
+    least, _ = cost_search(p, 30)
+    assert least.status == "optimal"
+    assert f.status == "feasible" and not f.single and len(f.points) == 2 and "not searched" in f.reason
+    (c1, p1), (c2, p2) = [(attention_cost(q.design), q.design.params) for q in f.points]
+    assert c1 == least.value < c2 and p1 > p2
+    assert all(q.lower_bound is None or q.lower_bound <= q.design.params for q in f.points)
+    assert f.points[1].status == "optimal" and f.points[1].lower_bound == p2 == optimize(p, 30, constrained=False).design_params
