@@ -23,7 +23,9 @@ Every row prints the wall time of the whole call. The summary: rows per status, 
 gap, the slowest row.
 
 `--sweep`: tests/optimize/brute_force.py against the budget answers (partial coverage by both
-engines, the budget program and the subset searches) on a longer list of small problems (|G| <= 8, dim V <= 8, H <= 4, d <= 3); prints one line per problem and the
+engines, the budget program and the subset searches; the least cost by the search priced by
+cost, max_cost one below it, and the front's two ends, the routes past the budget program)
+on a longer list of small problems (|G| <= 8, dim V <= 8, H <= 4, d <= 3); prints one line per problem and the
 count of agreements.
 """
 
@@ -145,6 +147,8 @@ def sweep() -> int:
     from brute_force import BruteForce, Budget
 
     from eqattn.optimize import front, least_widening, partial_coverage
+    from eqattn.optimize.front import _ends as front_ends
+    from eqattn.optimize.widening import cost_search
     from eqattn.optimize.within import optimize_within
 
     agree = total = 0
@@ -161,7 +165,17 @@ def sweep() -> int:
             a, r = optimize_within(p, 60, max_heads=mh, max_head_dim=md), bf.optimum(Budget(mh, md))
             ok.append(a.status == r.status and (r.params is None or a.design.params == r.params))
         f = front(p, 60)
-        ok.append([(q.to_json()["attention_cost"], q.design.params) for q in f.points] == [(b.attention_cost, b.params) for b in bf.front()])
+        bfront = [(b.attention_cost, b.params) for b in bf.front()]
+        ok.append([(q.to_json()["attention_cost"], q.design.params) for q in f.points] == bfront)
+        # the routes past the budget program, run here on small problems (theory-scale B1d, B5b):
+        # the least cost by the search priced by cost, max_cost just below it infeasible, the
+        # front's two ends
+        least, _ = cost_search(p, 60)
+        ok.append((least.value, least.status) == (ref.min_attention_cost, "optimal"))
+        if ref.min_attention_cost > 1:
+            ok.append(optimize_within(p, 60, max_cost=ref.min_attention_cost - 1).status == "infeasible")
+        ends = [(q.to_json()["attention_cost"], q.design.params) for q in front_ends(p, 60, time.perf_counter()).points]
+        ok.append(ends == (bfront if len(bfront) <= 2 else [bfront[0], bfront[-1]]))
         for mh, md in ((H, d), (2 * H, d)):
             r = bf.partial(Budget(mh, md))
             for engine in ("auto", "search"):  # the budget program here; the subset searches of larger problems

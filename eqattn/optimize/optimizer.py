@@ -138,7 +138,10 @@ def _by_cost(problem: Problem, answer: Answer, budget: Budget, backend: str, thr
 
 
 def _usage_sum(a: Usage, b: Usage) -> Usage:
-    return Usage(a.work + b.work, a.solver_time + b.solver_time, a.check_time + b.check_time, a.solves + b.solves, a.lp_iterations + b.lp_iterations)
+    """A new tally of both (`Usage.absorb` adds in place)."""
+    out = replace(a)
+    out.absorb(b)
+    return out
 
 
 def merge_answers(enum: Answer, sym: Answer) -> Answer:
@@ -298,16 +301,12 @@ def _symbolic_with_vanilla(
     cv_limits = vanilla_limits(problem)  # (whatever the caller's limits: the question is the same)
     if not limits.any and answer.design is not None and cv_limits.admits(answer.design):
         # the fewest-parameter design is within H heads of dim <= d: it is the cheapest there too
-        answer.constrained = constrained_from(answer.status, answer.design)
-        return answer
+        return replace(answer, constrained=constrained_from(answer.status, answer.design))
     left = None if work_limit is None else work_limit - answer.usage.work
     if (left is not None and left <= 0) or time.perf_counter() >= search_end:
-        answer.constrained = ConstrainedResult(None, None, "unknown")
-        return answer
+        return replace(answer, constrained=ConstrainedResult(None, None, "unknown"))
     cv = _symbolic_answer(problem, start.until(search_end, left), backend, None, threads, cv_limits)
-    answer.constrained = constrained_from(cv.status, cv.design)
-    answer.usage = _usage_sum(answer.usage, cv.usage)
-    return answer
+    return replace(answer, constrained=constrained_from(cv.status, cv.design), usage=_usage_sum(answer.usage, cv.usage))
 
 
 def optimize_report(problem: Problem, time_limit: float | None = None, **kw: object) -> dict:
