@@ -33,7 +33,7 @@ def _get_group(spec: str, rep: str) -> FiniteGroup:
 class Problem:
     """G acting on V by rho, a vanilla layer with H heads of dimension d. `price`: what the
     optimiser minimises, "params" (SPEC §1, every problem a user states) or
-    "attention_cost" (`priced`: the least-widening search, theory-scale B3)."""
+    "attention_cost" (`priced`: the least-cost search, theory-scale B1d)."""
 
     group: FiniteGroup
     V: Rep

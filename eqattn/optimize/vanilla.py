@@ -5,7 +5,7 @@ Such a design exists exactly when a covering design with at most H heads and eve
 dimension at most d does: pad each head space W to dimension d with the cheapest K-irreps
 (`type_sets.min_fill`, as the enumerating engine's constrained types do) and add orbits
 (G/G, dimension d) up to H heads. Coverage is monotone in the design (a larger head space
-or an extra head can be zeroed, SPEC §3), so the padded design covers whatever the
+or an extra head can be zeroed: theory-scale Lemma B2), so the padded design covers whatever the
 unpadded one covers; every design is re-checked by the coverage checker all the same.
 The padded design costs at least as much as the unpadded one and is the cheapest
 constrained-vanilla design when padding added nothing.
