@@ -31,48 +31,34 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse
 import csv
-import multiprocessing as mp
 import sys
 import time
+
+from child import in_child
 
 PROBLEMS = [("Ih", "4xregular", 8, 60), ("S5", "4xregular", 8, 60), ("A5xC2", "4xregular", 8, 60),
             ("S4xC2", "10xregular", 8, 60), ("Oh", "64xvector + 64xtrivial", 8, 32), ("Oh", "64xvector + 64xtrivial", 8, 64),
             ("Oh", "regular", 8, 16), ("Oh", "2xregular", 8, 32), ("D4h", "64xvector + 64xtrivial", 8, 64)]
 
 
-def _run(spec, tl: float, induce: bool, out) -> None:  # noqa: ANN001
-    t0 = time.perf_counter()
-    try:
-        from eqattn.attention import Problem
-        from eqattn.optimize import induced, optimize
+def _run(spec, tl: float, induce: bool) -> tuple:  # noqa: ANN001
+    from eqattn.attention import Problem
+    from eqattn.optimize import induced, optimize
 
-        p = Problem.create(*spec)
-        if not induce:
-            induced.INDUCE_MIN_ORDER = 10**9  # the baseline: no group is large enough to be induced to
-            if induced.induce_from(p) is not None:  # the switch no longer reaches the search (a renamed constant)
-                raise RuntimeError("the baseline still induces: induced.INDUCE_MIN_ORDER is not what induce_from reads")
-        r = optimize(p, tl)
-        j = r.to_json()
-        used = any("induced from" in n for n in j.get("notes", []))
-        out.put((r.status, j.get("design_params"), j.get("lower_bound"), used, time.perf_counter() - t0, ""))
-    except Exception as e:  # noqa: BLE001 - reported as a row
-        out.put(("error", None, None, False, time.perf_counter() - t0, f"{type(e).__name__}: {e}"))
+    t0 = time.perf_counter()
+    p = Problem.create(*spec)
+    if not induce:
+        induced.INDUCE_MIN_ORDER = 10**9  # the baseline: no group is large enough to be induced to
+        if induced.induce_from(p) is not None:  # the switch no longer reaches the search (a renamed constant)
+            raise RuntimeError("the baseline still induces: induced.INDUCE_MIN_ORDER is not what induce_from reads")
+    r = optimize(p, tl)
+    j = r.to_json()
+    used = any("induced from" in n for n in j.get("notes", []))
+    return (r.status, j.get("design_params"), j.get("lower_bound"), used, time.perf_counter() - t0, "")
 
 
 def run_one(spec, tl: float, induce: bool) -> tuple:  # noqa: ANN001
-    ctx = mp.get_context("fork")
-    q = ctx.Queue()
-    proc = ctx.Process(target=_run, args=(spec, tl, induce, q))
-    proc.start()
-    proc.join(2 * tl + 60)
-    if proc.is_alive():
-        proc.kill()
-        proc.join()
-        return ("killed", None, None, False, 2 * tl + 60, "killed")
-    try:
-        return q.get(timeout=5)
-    except Exception:  # noqa: BLE001
-        return ("error", None, None, False, 0.0, f"exit code {proc.exitcode}")
+    return in_child(_run, (spec, tl, induce), 2 * tl + 60, lambda st, msg, s: (st, None, None, False, s, msg))
 
 
 def _fmt(r: tuple) -> str:
