@@ -147,7 +147,7 @@ def sweep() -> int:
     from brute_force import BruteForce, Budget
 
     from eqattn.optimize import front, least_widening, partial_coverage
-    from eqattn.optimize.front import _ends as front_ends
+    from eqattn.optimize.front import front_ends
     from eqattn.optimize.widening import cost_search
     from eqattn.optimize.within import optimize_within
 

@@ -34,11 +34,9 @@ class DesignOrbit:
         return self.W.dim
 
     def params(self, problem: Problem) -> int:
-        """4 dim Hom_K(V, W) = 4 sum_t m_t(V|K) m_t(W) e_t (for a problem priced by attention
-        cost, `Problem.priced`: 4 [G:K] dim W); both are 4 Σ_t unit_costs(K)_t m_t(W)."""
-        if problem.price == "attention_cost":
-            return 4 * self.heads * self.head_dim
-        return 4 * problem.restrict(self.sub).hom_dim(self.W)
+        """4 Σ_t unit_costs(K)_t m_t(W): 4 dim Hom_K(V, W) = 4 Σ_t m_t(V|K) m_t(W) e_t (SPEC §3),
+        or 4 [G:K] dim W on a problem priced by attention cost (`Problem.priced`)."""
+        return 4 * int(problem.unit_costs(self.sub) @ np.asarray(self.W.mults, dtype=np.int64))
 
     def key(self) -> tuple[int, tuple[int, ...]]:
         return (self.sub.id, self.W.mults)

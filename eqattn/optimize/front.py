@@ -6,7 +6,7 @@ point k-1 (ties: fewer parameters), so its parameters p_k are the least of any c
 design of cost <= c_k; the front ends when no covering design has fewer parameters than
 the last point (proven: then p_last is the fewest-parameter optimum). Where parameters are
 ρ × cost for every design (V = m × regular: ρ = 4m, B1) the front is one point, the optimum.
-Past the budget program's sizes only the two ends are computed (`_ends`, B5b).
+Past the budget program's sizes only the two ends are computed (`front_ends`, B5b).
 
     >>> from eqattn.attention import Problem
     >>> f = front(Problem.create("C4", "E1", 2, 1), 20)
@@ -74,8 +74,9 @@ LAST_SHARE = 0.4  # past the budget program: of the time for the fewest-paramete
 LEAST_SHARE = 0.3  # ... for the least attention cost (the first point's cost); the rest for its fewest parameters
 
 
-def _ends(problem: Problem, tl: float, t0: float) -> Front:
-    """Past the budget program: the front's two ends (B5b). The last point is the
+def front_ends(problem: Problem, tl: float, t0: float) -> Front:
+    """The front's two ends, past the budget program (B5b; `front` calls it there, started at
+    `t0` with `tl` seconds; `benchmarks/budget.py --sweep` checks it on small problems). The last point is the
     fewest-parameter design (the optimiser, its bound valid for designs of any cost); the
     first is the least attention cost c* (the search priced by cost, B1d) with the fewest
     parameters of any covering design of cost <= c* (the optimiser under max_cost = c*).
@@ -131,7 +132,7 @@ def front(problem: Problem, time_limit: float | None = None) -> Front:
     try:
         prog = BudgetProgram(problem, ComputeLimits())
     except LimitError:
-        return _ends(problem, tl, t0)
+        return front_ends(problem, tl, t0)
     cap: int | None = None
     status = "optimal"
     reason = ""

@@ -53,6 +53,20 @@ SHORT_EPS = 1e-6  # a shortfall at most this is "the key is met"
 SEPARATE_KEYS = 20  # keys joining the master per separation round at most
 FULL_PRICING = 4  # every this many exact pricing rounds price every subgroup (a certified bound); the others stop at the first improving subgroup
 
+def measured(problem: Problem, measure: str) -> tuple[Problem, str]:
+    """The problem and `lp_bound` objective whose bound is in `measure`: "attention_cost" is
+    "params" on the problem priced by attention cost (`Problem.priced`, theory-scale B1d: its
+    units are the cost); "params", "heads" and "shortfall" are objectives of their own.
+
+        >>> from eqattn.attention import Problem
+        >>> q, o = measured(Problem.create("C4", "E1", 2, 1), "attention_cost"); q.price, o
+        ('attention_cost', 'params')
+    """
+    if measure == "attention_cost":
+        return problem.priced("attention_cost"), "params"
+    return problem, measure
+
+
 @dataclass(frozen=True)
 class LPBound:
     units: int  # the certified lower bound of every covering design, in units (P/4); 0 when none
@@ -344,9 +358,9 @@ def lp_bound(
     PRICE_TIME seconds, and the call at the work limit (the deadline stops it only when it
     stops the whole run); `LPBound.work` is what it used. `candidates`: types tried by the quick pricing
     (profits computed directly) before the pricing programs are asked. `objective`: what a
-    type costs (`Slots`): "params" (units, P/4), "heads" ([G:K']) or "attention_cost"
-    ([G:K'] dim W); the bound is in that measure (every covering design within the limits
-    has at least that many heads, or that attention cost: the same relaxation, O11)."""
+    type costs (`Slots`): "params" (the problem's units: P/4, or the attention cost on a
+    problem priced by it) or "heads" ([G:K']); the bound is in that measure (every covering
+    design within the limits has at least that many heads: the same relaxation, O11)."""
     keys = [tuple(k) for k in keys]
     slots = Slots(problem, h, values, keys, max_heads, objective)
     cols, add = _column_set(slots, max_head_dim, start)

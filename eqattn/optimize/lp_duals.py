@@ -48,7 +48,7 @@ class Certificate:
         return tot / self.theta
 
 
-OBJECTIVES = ("params", "heads", "attention_cost", "shortfall")
+OBJECTIVES = ("params", "heads", "shortfall")  # (attention cost: "params" on the problem priced by it, Problem.priced)
 
 
 def unit_cost(slot: Slot) -> np.ndarray:
@@ -57,15 +57,17 @@ def unit_cost(slot: Slot) -> np.ndarray:
 
 class Slots:
     """The host slots of every demand value of the keys, grouped by subgroup, and the cost of
-    a type under the objective: `linear(sub) @ W + fixed(sub)` for W ≠ 0 — units
-    m_τ(V|K') e_τ per copy of τ ("params", P/4), [G:K'] ("heads"), or [G:K'] dim τ per copy
-    of τ ("attention_cost"), or nothing ("shortfall": the master's slacks, at cost 1 per unit
-    of demand not met, are the whole objective; phase one of the simplex method)."""
+    a type under the objective: `linear(sub) @ W + fixed(sub)` for W ≠ 0 — the problem's unit
+    costs per copy of τ ("params": m_τ(V|K') e_τ, P/4; [G:K'] dim τ on a problem priced by
+    attention cost), [G:K'] ("heads"), or nothing ("shortfall": the master's slacks, at cost 1
+    per unit of demand not met, are the whole objective; phase one of the simplex method)."""
 
     def __init__(
         self, problem: Problem, h: Hosting, values: Sequence[Demand], keys: Sequence[tuple[int, ...]], max_heads: int | None,
         objective: str = "params",
     ) -> None:
+        if objective not in OBJECTIVES:
+            raise ValueError(f"objective: one of {', '.join(OBJECTIVES)}, got {objective!r}")
         self.objective = objective
         self.by_value: dict[int, list[Slot]] = {}
         self.subs: dict[int, Slot] = {}  # one slot per subgroup (its costs, dims, V|K')
@@ -80,9 +82,7 @@ class Slots:
         ref = self.subs[sub]
         if self.objective == "params":
             return unit_cost(ref)
-        if self.objective in ("heads", "shortfall"):
-            return np.zeros(len(ref.VK), dtype=np.int64)
-        return ref.K.index * np.asarray(ref.dims, dtype=np.int64)
+        return np.zeros(len(ref.VK), dtype=np.int64)  # heads, shortfall
 
     def fixed(self, sub: int) -> float:
         return float(self.subs[sub].K.index) if self.objective == "heads" else 0.0

@@ -23,9 +23,10 @@ from typing import Sequence
 from ..attention import Design, Problem
 from ..attention.assignment import Demand
 from .budget import Budget
-from .lp_bound import LPBound, lp_bound
-from .lp_duals import OBJECTIVES
+from .lp_bound import LPBound, lp_bound, measured
 from .oracle import ROUND_KEYS
+
+MEASURES = ("heads", "attention_cost")
 
 
 def measure_bound(
@@ -37,8 +38,9 @@ def measure_bound(
     designs whose heads have dimension at most `max_head_dim`."""
     from .search import new_state
 
-    if measure not in OBJECTIVES or measure == "params":
+    if measure not in MEASURES:
         raise ValueError(f"measure: heads or attention_cost, got {measure!r}")
+    problem, objective = measured(problem, measure)
     end = time.perf_counter() + max(time_limit, 0.0)
     state = new_state(problem, Budget.starting(max(time_limit, 0.01)))
     first = list(state.oracle.keys(Design(problem, ()), end, ROUND_KEYS) or [])
@@ -49,11 +51,11 @@ def measure_bound(
     values = state.catalogue.values
     # over the first keys alone (quick), then over all of them from its columns and duals'
     # keys: the larger of the two (an LP over more keys the clock stops may certify less)
-    res = lp_bound(problem, state.h, values, first, (), end, None, max_head_dim, objective=measure) if first else None
+    res = lp_bound(problem, state.h, values, first, (), end, None, max_head_dim, objective=objective) if first else None
     best = _units(res)
     if len(keys) > len(first) and time.perf_counter() < end:
         res = lp_bound(problem, state.h, values, keys, () if res is None else res.columns, end, None, max_head_dim,
-                       active=() if res is None else res.active, objective=measure)
+                       active=() if res is None else res.active, objective=objective)
         best = max(best, _units(res))
     return best
 

@@ -46,7 +46,7 @@ from .bounds import ScenarioBound
 from .budget import Budget, Usage
 from .catalogue import DemandCatalogue
 from .limits import ComputeLimits, params_per_cost
-from .lp_bound import lp_bound
+from .lp_bound import lp_bound, measured
 from .rounds.limits_bound import SHORTFALL_EPS
 from .rounds.state import SearchResult
 from .search import search
@@ -257,8 +257,9 @@ class _Runner:
             if time.perf_counter() >= until:
                 return False
             work = None if self.budget.work_limit is None else KEY_LP_ITERATIONS
-            res = lp_bound(self.problem, h, cat.values, [key], (), until, eng.max_heads if measure == "shortfall" else None,
-                           head_dim, self.threads, objective=measure, work_limit=work)
+            problem, objective = measured(self.problem, measure)
+            res = lp_bound(problem, h, cat.values, [key], (), until, eng.max_heads if measure == "shortfall" else None,
+                           head_dim, self.threads, objective=objective, work_limit=work)
             self.usage.add_lp(res.work)
             if (res.converged and res.value > SHORTFALL_EPS) if measure == "shortfall" else res.units > limit:
                 return True

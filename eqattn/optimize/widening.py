@@ -136,7 +136,7 @@ def _least_cost(problem: Problem, time_limit: float) -> tuple[Extent, tuple]:
 
 def cost_search(problem: Problem, time_limit: float) -> tuple[Extent, tuple]:
     """The least attention cost past the budget program: the optimiser on the problem priced
-    by attention cost (`Problem.priced`, theory-scale B3: every orbit counts 4 [G:K] dim W,
+    by attention cost (`Problem.priced`, theory-scale B1d: every orbit counts 4 [G:K] dim W,
     so its least count is 4 × the least cost, with the search's proofs), its design read
     back on the problem; and the scenario keys it met (price-free: coverage only).
 

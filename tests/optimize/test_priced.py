@@ -20,6 +20,24 @@ SMALL = [("C2", "A + 2xB", 2, 2), ("C3", "A + E1", 2, 2), ("C4", "E1 + B", 3, 1)
          ("C2xC2", "A.B + B.A + B.B", 2, 1), ("D4", "A1 + E1", 2, 2), ("Q8", "A + B1 + H", 2, 1), ("C4", "2xA + E1", 2, 2)]
 
 
+@pytest.mark.parametrize("group, rep", [("C4", "A + E1"), ("D4", "regular"), ("Q8", "A + H"), ("S4", "[4] + 2x[3,1]"),
+                                        ("Oh", "vector + trivial"), ("Ih", "T1u")])
+def test_params_are_4_hom_dim_and_priced_counts_are_4_cost(group, rep):
+    """`DesignOrbit.params` reads the problem's unit costs: the SPEC count 4 dim Hom_K(V, W)
+    on every subgroup class with W = V|K and with one copy of each irrep, and 4 [G:K] dim W
+    on the priced problem."""
+    from eqattn.attention.design import DesignOrbit
+    from eqattn.reps import Rep
+
+    p = Problem.create(group, rep, 2, 2)
+    q = p.priced("attention_cost")
+    for K in p.group.subgroup_classes:
+        for W in (p.restrict(K), Rep(K, (1,) * len(irreps_of(K).dims))):
+            o = DesignOrbit(K, W)
+            assert o.params(p) == 4 * p.restrict(K).hom_dim(W)
+            assert o.params(q) == 4 * K.index * W.dim
+
+
 def test_priced_problem():
     p = Problem.create("D4", "A1 + E1", 2, 2)
     q = p.priced("attention_cost")
@@ -57,6 +75,8 @@ def test_least_cost_past_the_budget_program_against_max_cost():
     assert at.design is not None and attention_cost(at.design) <= e.value
     below = optimize(p, 60, constrained=False, max_cost=e.value - 1)
     assert below.status == "infeasible"
+    assert below.reason == "every covering design within the limits has attention cost at least 34; the limits allow at most 33"
+    assert any("proven by the search for the least attention cost" in n for n in below.notes)  # (optimizer._by_cost)
     assert e.value == 34
     # the fewest-parameter design is not the least-cost one here (the reason for the search)
     fewest = optimize(p, 60, constrained=False)

@@ -13,7 +13,8 @@ objective too. Over the scenarios of S (Lemma O1), in order:
   meets S even fractionally. It subsumes the heads bound with the head-dim limit and the
   cost bound of `max_heads · max_head_dim` (a fractional design within both has cost at most
   their product);
-* under a user's `max_cost`, the attention-cost bound (cost [G:K'] dim W) against the cost cap.
+* under a user's `max_cost`, the attention-cost bound (cost [G:K'] dim W: the LP of the problem
+  priced by attention cost, theory-scale B1d) against the cost cap.
 
 The parameter LP under a `max_heads` row is infeasible in such cases, and its bound then only
 says so through the master's costly slacks (a huge, meaningless figure, whose duals also make
@@ -28,7 +29,7 @@ import logging
 import time
 
 from ..budget import LP_ITERATIONS_PER_UNIT
-from ..lp_bound import lp_bound
+from ..lp_bound import lp_bound, measured
 from .state import NEXT, Outcome, SearchState, done
 
 LIMITS_SHARE = 0.3  # of the loop's time left (or work left), for each LP bound of this round at most
@@ -84,8 +85,9 @@ class LimitsBoundRound:
             if until - now < 0.05 or work == 0:
                 break
             heads_row = state.limits.max_heads if measure == "shortfall" else None
-            res = lp_bound(state.problem, state.h, state.catalogue.values, state.keys, (), until, heads_row, head_dim, state.threads,
-                           objective=measure, work_limit=work)
+            problem, objective = measured(state.problem, measure)
+            res = lp_bound(problem, state.h, state.catalogue.values, state.keys, (), until, heads_row, head_dim, state.threads,
+                           objective=objective, work_limit=work)
             state.usage.add_lp(res.work)
             log.debug("limits: %s LP bound (head dim <= %s) over %d keys: %d (limit %d, %s)", measure, head_dim, len(state.keys),
                       res.units, limit, "converged" if res.converged else "stopped")
