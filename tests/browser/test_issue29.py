@@ -180,6 +180,25 @@ def test_7_errors_sit_at_their_field_and_say_only_what_is_true_now(page):
     expect(err).to_have_text("multiplicity of B must be a whole number ≥ 0 (empty)")  # nothing stale beside it
 
 
+def test_7_back_from_custom_to_the_group_in_use_keeps_the_design(page):
+    """Picking "Custom…" leaves the group in use; picking that group again changes nothing: no
+    reload that would reset the design, possibly after the user has already added an orbit
+    (the race behind a flaky CI run of the test above)."""
+    open_page(page)
+    add_orbit(page, "C2", {"B": 1})
+    expect(page.locator("#design-params")).to_have_text("8")
+    asked = []
+    page.on("request", lambda r: asked.append(r.url) if "/api/group" in r.url else None)
+    page.get_by_label("Group G").select_option("__custom__")
+    page.get_by_label("Group G").select_option("C4")
+    expect(page.locator("#custom-row")).to_be_hidden()
+    expect(page.locator("#group-info")).to_contain_text("order 4 · 3 irreps")
+    expect(page.locator("#group-info")).not_to_contain_text("stays in use")
+    expect(page.locator("#cards .card")).to_have_count(1)
+    expect(page.locator("#design-params")).to_have_text("8")
+    assert asked == [], asked
+
+
 # ------------------------------------------------------------------------------ item 8
 def test_8_proven_optimal_survives_reload_and_the_counts_never_contradict_it(page):
     open_page(page)

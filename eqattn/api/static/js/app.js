@@ -71,6 +71,7 @@ function bind() {
     }
     $("custom-row").hidden = true;
     setErrors("group", null);
+    if (v === state.group && model.group) { renderGroupInfo(); return; }  // back to the group in use: nothing changes
     selectGroup(v);
   });
   const applyCustom = () => {
