@@ -70,7 +70,7 @@ from eqattn.numeric.expansion import HeadLayout, coset_groups, group_head_order
 from .dense import _expand_run, _Orbit
 from .design_json import design_from_json
 from .exact import ExactBuffers
-from .vanilla import VanillaAttention, _attend, _check_factory, _check_tokens, _gen_device
+from .vanilla import VanillaAttention, _attend, _check_device, _check_factory, _check_tokens, _gen_device
 from .expansion import BlockExpansion, BlockOrbit
 from .reuse import WeightCache
 from .weight_coordinates import basis_coordinates, block_coordinates
@@ -222,6 +222,8 @@ class EquivariantAttention(ExactBuffers):
             raise InputTypeError("basis", f"a BasisChange (eqattn.numeric.basis), got {type(basis).__name__}")
         if kwargs.get("dtype") is not None and not isinstance(kwargs["dtype"], torch.dtype):
             raise InputTypeError("dtype", f"a torch.dtype such as torch.float64, got {kwargs['dtype']!r}")
+        if kwargs.get("device") is not None:
+            _check_device(kwargs["device"])
         problem = design.problem
         realized = realize_design(problem, design)
         if rep_matrices is not None and basis is not None:

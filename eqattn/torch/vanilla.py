@@ -76,6 +76,23 @@ def _check_factory(dtype: torch.dtype | None) -> torch.dtype:
     return dtype
 
 
+def _check_device(device: Any) -> torch.device:
+    """`device` as a torch.device, or a one-line error naming the field (torch's own is a
+    RuntimeError listing every backend).
+
+        >>> _check_device("cpu")
+        device(type='cpu')
+    """
+    from eqattn.errors import InputError, InputTypeError
+
+    if not isinstance(device, (str, int, torch.device)) or isinstance(device, bool):
+        raise InputTypeError("device", f"a torch.device or a string such as 'cpu' or 'cuda:0', got {type(device).__name__}")
+    try:
+        return torch.device(device)
+    except (RuntimeError, ValueError):
+        raise InputError("device", f"a device such as 'cpu', 'cuda' or 'cuda:0', got {device!r}") from None
+
+
 class VanillaAttention(nn.Module):
     """Unconstrained multi-head attention of SPEC §1 (no biases, no 1/sqrt(d)).
 

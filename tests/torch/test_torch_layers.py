@@ -353,6 +353,21 @@ def test_device_matches_reference(device):
         assert torch.isfinite(dev.to(dtype)(X.to(device).to(dtype))).all()
 
 
+def test_from_design_names_a_bad_device():
+    """torch's own error for a device string is a RuntimeError listing every backend; the
+    layer's constructor from a design says which field and what is allowed."""
+    from eqattn import Problem, optimal_design
+    from eqattn.errors import InputError, InputTypeError
+
+    design = optimal_design(Problem.create("C4", "E1", 2, 1), 10)
+    with pytest.raises(InputError, match=r"^device: a device such as 'cpu'.*got 'nope'$"):
+        EquivariantAttention.from_design(design, device="nope")
+    with pytest.raises(InputTypeError, match="^device: a torch.device"):
+        EquivariantAttention.from_design(design, device=[0])
+    layer = EquivariantAttention.from_design(design, device="cpu", dtype=torch.float64)
+    assert all(p.device.type == "cpu" for p in layer.parameters())
+
+
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
 def test_torch_compile():
     case = CASES[5]  # padded heads, dense and sparse (index_add) expansions
