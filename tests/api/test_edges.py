@@ -159,7 +159,7 @@ def test_cheap_work_does_not_wait_for_optimizations_and_waiting_counts():
     from eqattn.api.engine import Engine
     from eqattn.errors import LimitError
 
-    slow = ("C12", "regular", 12, 1)
+    slow = ("Ih", "4xregular", 8, 60)  # uses its whole time limit (C12 regular H12 d1, before, is proven in 4 s now)
 
     async def scenario() -> tuple[float, float, object]:
         eng = Engine(heavy=1, light=1, search=2)
