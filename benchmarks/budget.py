@@ -148,7 +148,7 @@ def sweep() -> int:
 
     from eqattn.optimize import front, least_widening, partial_coverage
     from eqattn.optimize.front import front_ends
-    from eqattn.optimize.widening import cost_search
+    from eqattn.optimize.widening import cost_search, heads_by_bisection
     from eqattn.optimize.within import optimize_within
 
     agree = total = 0
@@ -176,6 +176,12 @@ def sweep() -> int:
             ok.append(optimize_within(p, 60, max_cost=ref.min_attention_cost - 1).status == "infeasible")
         ends = [(q.to_json()["attention_cost"], q.design.params) for q in front_ends(p, 60, time.perf_counter()).points]
         ok.append(ends == (bfront if len(bfront) <= 2 else [bfront[0], bfront[-1]]))
+        # the fewest heads at head dim <= d past the budget program (B2): the least cost at head
+        # dim <= d (its bound ⌈c_d / d⌉ and its design), then the bisection
+        at_d, _ = cost_search(p, 60, max_head_dim=d)
+        ok.append((at_d.value, at_d.status) == (bf.optimum(Budget(max_head_dim=d), "attention_cost").attention_cost, "optimal"))
+        heads = heads_by_bisection(p, 60)
+        ok.append((heads.value, heads.status, heads.lower_bound) == (ref.min_heads, "optimal", ref.min_heads))
         for mh, md in ((H, d), (2 * H, d)):
             r = bf.partial(Budget(mh, md))
             for engine in ("auto", "search"):  # the budget program here; the subset searches of larger problems

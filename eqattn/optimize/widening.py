@@ -35,6 +35,7 @@ from .optimizer import DEFAULT_TIME_LIMIT
 
 OBJECTIVES = ("attention_cost", "heads", "max_head_dim")
 BOUND_SHARE = 0.25  # of a question's time, for its LP bound in heads or attention cost (measure_bound)
+COST_AT_D_SHARE = 0.35  # of the head-count question's time, for the least attention cost at head dim <= d (its bound and design)
 UNDECIDED_GROWTH = 1.5  # a probe after an undecided one gets at least this many times its seconds (least_bound)
 COST_SHARE = 0.9  # of least_widening's time for the least attention cost (the headline); the head questions get what it leaves
 RESUME_MIN_S = 2.0  # seconds left after the three questions that carry an unproven head count on (resume)
@@ -134,19 +135,23 @@ def _least_cost(problem: Problem, time_limit: float) -> tuple[Extent, tuple]:
     return _from_outcome(prog.solve("attention_cost", time_limit=time_limit)), ()
 
 
-def cost_search(problem: Problem, time_limit: float) -> tuple[Extent, tuple]:
+def cost_search(problem: Problem, time_limit: float, max_head_dim: int | None = None) -> tuple[Extent, tuple]:
     """The least attention cost past the budget program: the optimiser on the problem priced
     by attention cost (`Problem.priced`, theory-scale B1d: every orbit counts 4 [G:K] dim W,
     so its least count is 4 × the least cost, with the search's proofs), its design read
-    back on the problem; and the scenario keys it met (price-free: coverage only).
+    back on the problem; and the scenario keys it met (price-free: coverage only). With
+    `max_head_dim`: over the covering designs whose heads all have at most that dimension
+    (the optimiser's compute limits, O2; the bound of `heads_by_bisection`, B2).
 
         >>> e, _ = cost_search(Problem.create("C4", "A + E1", 2, 2), 20)
         >>> e.value, e.status
         (9, 'optimal')
+        >>> cost_search(Problem.create("C4", "A + E1", 2, 2), 20, max_head_dim=2)[0].value  # (the least-cost design has a head of dim 3)
+        16
     """
     from .optimizer import optimize
 
-    res = optimize(problem.priced("attention_cost"), time_limit, constrained=False)
+    res = optimize(problem.priced("attention_cost"), time_limit, constrained=False, max_head_dim=max_head_dim)
     lower = None if res.lower_bound is None else -(-res.lower_bound // 4)
     if res.status == "infeasible":
         return Extent(None, "infeasible", None, None), res.scenario_keys
@@ -288,16 +293,26 @@ def _question(problem: Problem, objective: str):  # noqa: ANN202 - (limits_at, m
 
 
 def heads_by_bisection(problem: Problem, time_limit: float, cost_lower: int = 0, keys: Sequence[tuple[Demand, ...]] = ()) -> Extent:
-    """`fewest_heads` past the budget program: `least_bound` from the lower bound."""
+    """`fewest_heads` past the budget program: `least_bound` from the lower bound. First the
+    least attention cost c_d of a covering design with every head dim <= d (`cost_search`
+    under max_head_dim = d, COST_AT_D_SHARE of the time): h heads of dim <= d cost at most
+    h d, so h >= ⌈c_d / d⌉ (B2), and c_d >= `cost_lower` (fewer designs); its design, when
+    it has fewer heads than the regular design, is where the bisection starts from."""
     t0 = time.perf_counter()
     G, H, d = problem.group.order, problem.heads, problem.head_dim
-    lb = max(measure_bound(problem, "heads", BOUND_SHARE * time_limit, max_head_dim=d, extra=keys), -(-cost_lower // d))
-    lo = min(max(lb - 1, 0), G * H - 1)
     # the regular design attains |G| H heads of dimension <= d (SPEC §3): the bisection need
     # not spend its first probe finding it
     regular = Design.regular(problem, trimmed=True)
     known = regular if regular.heads == G * H and all(o.head_dim <= d for o in regular.orbits) else None
-    return least_bound(problem, lo, G * H, *_question(problem, "heads"),
+    top = G * H
+    at_d, more = cost_search(problem, COST_AT_D_SHARE * time_limit, max_head_dim=d)
+    if at_d.design is not None and at_d.design.heads < top:
+        known, top = at_d.design, at_d.design.heads
+    cost_lower = max(cost_lower, at_d.lower_bound or 0)
+    lb = max(measure_bound(problem, "heads", BOUND_SHARE * time_limit, max_head_dim=d, extra=tuple(keys) + tuple(more)),
+             -(-cost_lower // d))
+    lo = min(max(lb - 1, 0), top - 1)
+    return least_bound(problem, lo, top, *_question(problem, "heads"),
                        max(0.5, t0 + time_limit - time.perf_counter()), best=known)
 
 

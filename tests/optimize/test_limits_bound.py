@@ -71,6 +71,25 @@ def test_the_limits_round_names_the_heads_it_needs():
     assert int(re.search(r"at least (\d+) heads", r.reason).group(1)) > 2
 
 
+@pytest.mark.parametrize("spec", SMALL)
+def test_the_least_cost_at_head_dim_d_equals_the_enumeration_and_bounds_the_heads(spec, refs):
+    """`cost_search(..., max_head_dim=d)`: the least attention cost of a covering design with
+    every head of dimension <= d equals the exhaustive one (larger than the unconstrained least
+    cost on S3 regular H2 d1, C4 B+E1 ... where the least-cost design has a wider head), and
+    ⌈c_d / d⌉ is at most the fewest heads at head dim <= d (h heads of dim <= d cost <= h d)."""
+    from eqattn.optimize.widening import cost_search
+
+    bf = refs[spec]
+    p, ref = bf.problem, bf.least_widening()
+    d = p.head_dim
+    exact = bf.optimum(Budget(max_head_dim=d), "attention_cost")
+    e, keys = cost_search(p, 30, max_head_dim=d)
+    assert (e.value, e.status, e.lower_bound) == (exact.attention_cost, "optimal", exact.attention_cost)
+    assert max(o.head_dim for o in e.design.orbits) <= d
+    assert exact.attention_cost >= ref.min_attention_cost
+    assert -(-exact.attention_cost // d) <= ref.min_heads
+
+
 @pytest.mark.parametrize("spec", SMALL[:4])
 def test_the_bisection_routes_equal_the_enumeration(spec, refs):
     """The fewest heads (head dim <= d) and the least largest head dim (<= H heads) by the
@@ -272,6 +291,25 @@ def test_the_heads_bisection_does_not_search_for_the_regular_design(monkeypatch,
     monkeypatch.setattr(within, "optimize_within", spy)
     bf = refs[("S3", "regular", 2, 1)]
     p, ref = bf.problem, bf.least_widening()
+    # the least cost at head dim <= 1 (8) proves 8 heads and its design has 8: no probe at all
+    e = widening.heads_by_bisection(p, 40, 0)
+    assert (e.value, e.status, e.lower_bound) == (ref.min_heads, "optimal", ref.min_heads) and asked == []
+    # without it (the cost search stopped with nothing), the bisection starts from the regular design
+    monkeypatch.setattr(widening, "cost_search", lambda *a, **k: (widening.Extent(None, "unknown", None, None), ()))
     e = widening.heads_by_bisection(p, 40, 0)
     assert (e.value, e.status) == (ref.min_heads, "optimal")
     assert asked and p.group.order * p.heads not in asked
+
+
+def test_the_fewest_heads_of_d4h_vector_plus_trivial_are_proven_by_the_least_cost_at_head_dim_d():
+    """D4h, 64×(vector + trivial), H8 d64, past the budget program: the least attention cost
+    of a covering design with every head of dim <= 64 is 8192 (proven), so every such design
+    has >= 8192 / 64 = 128 heads, and the design found has 128: proven. Before, the heads LP
+    bound and the bisection left `128 >= 121` after a 60 s widening (the probes at 121-127
+    stopped on the type limit)."""
+    from eqattn.optimize.widening import fewest_heads
+
+    p = Problem.create("D4h", "64xvector + 64xtrivial", 8, 64)
+    e = fewest_heads(p, 60)
+    assert (e.value, e.status, e.lower_bound) == (128, "optimal", 128)
+    assert e.design.heads == 128 and all(o.head_dim <= 64 for o in e.design.orbits)
