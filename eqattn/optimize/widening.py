@@ -271,16 +271,21 @@ def _probe(lo: int, hi: int, undecided: set[int]) -> int | None:
     return None
 
 
-def fewest_heads(problem: Problem, time_limit: float, cost_lower: int = 0, keys: Sequence[tuple[Demand, ...]] = ()) -> Extent:
+def fewest_heads(problem: Problem, time_limit: float, cost: Extent | None = None, keys: Sequence[tuple[Demand, ...]] = ()) -> Extent:
     """The fewest heads of a covering design with every head dim <= d: the budget program
-    (exact) where its types fit, else bisection with the optimiser (`least_bound`) from the
-    larger of the LP bound in heads (O19d; over the empty design's counterexamples and
-    `keys`, scenario keys every covering design meets) and ⌈cost_lower / d⌉ (h heads of
-    dim <= d cost at most h d) to the regular design's |G| H heads."""
+    (exact) where its types fit, else bisection with the optimiser (`heads_by_bisection`)
+    from the larger of the LP bound in heads (O19d; over the empty design's counterexamples
+    and `keys`, scenario keys every covering design meets) and ⌈c_d / d⌉ (h heads of dim
+    <= d cost at most h d) to the regular design's |G| H heads. `cost`: the least attention
+    cost question's answer (`min_attention_cost`), whose bound bounds c_d too; when it is
+    proven and its design has every head dim <= d, it is c_d itself (no search again)."""
     try:
         return min_heads(problem, time_limit)
     except LimitError:
-        return heads_by_bisection(problem, time_limit, cost_lower, keys)
+        d = problem.head_dim
+        at_d = cost if (cost is not None and cost.status == "optimal" and cost.design is not None
+                        and all(o.head_dim <= d for o in cost.design.orbits)) else None
+        return heads_by_bisection(problem, time_limit, 0 if cost is None else cost.lower_bound or 0, keys, at_d)
 
 
 def _question(problem: Problem, objective: str):  # noqa: ANN202 - (limits_at, measure) for least_bound
@@ -292,12 +297,15 @@ def _question(problem: Problem, objective: str):  # noqa: ANN202 - (limits_at, m
     raise ValueError(f"a head question (heads or max_head_dim), got {objective!r}")
 
 
-def heads_by_bisection(problem: Problem, time_limit: float, cost_lower: int = 0, keys: Sequence[tuple[Demand, ...]] = ()) -> Extent:
+def heads_by_bisection(
+    problem: Problem, time_limit: float, cost_lower: int = 0, keys: Sequence[tuple[Demand, ...]] = (), at_d: Extent | None = None,
+) -> Extent:
     """`fewest_heads` past the budget program: `least_bound` from the lower bound. First the
     least attention cost c_d of a covering design with every head dim <= d (`cost_search`
-    under max_head_dim = d, COST_AT_D_SHARE of the time): h heads of dim <= d cost at most
-    h d, so h >= ⌈c_d / d⌉ (B2), and c_d >= `cost_lower` (fewer designs); its design, when
-    it has fewer heads than the regular design, is where the bisection starts from."""
+    under max_head_dim = d, COST_AT_D_SHARE of the time; `at_d` when it is known already):
+    h heads of dim <= d cost at most h d, so h >= ⌈c_d / d⌉ (B2), and c_d >= `cost_lower`
+    (fewer designs); its design, when it has fewer heads than the regular design, is where
+    the bisection starts from."""
     t0 = time.perf_counter()
     G, H, d = problem.group.order, problem.heads, problem.head_dim
     # the regular design attains |G| H heads of dimension <= d (SPEC §3): the bisection need
@@ -305,7 +313,9 @@ def heads_by_bisection(problem: Problem, time_limit: float, cost_lower: int = 0,
     regular = Design.regular(problem, trimmed=True)
     known = regular if regular.heads == G * H and all(o.head_dim <= d for o in regular.orbits) else None
     top = G * H
-    at_d, more = cost_search(problem, COST_AT_D_SHARE * time_limit, max_head_dim=d)
+    more: tuple = ()
+    if at_d is None:
+        at_d, more = cost_search(problem, COST_AT_D_SHARE * time_limit, max_head_dim=d)
     if at_d.design is not None and at_d.design.heads < top:
         known, top = at_d.design, at_d.design.heads
     cost_lower = max(cost_lower, at_d.lower_bound or 0)
@@ -365,7 +375,7 @@ def least_widening(problem: Problem, time_limit: float | None = None) -> Widenin
     t0 = time.perf_counter()
     cost, keys = _least_cost(problem, COST_SHARE * tl)
     share = max(1.0, (t0 + tl - time.perf_counter()) / 2)
-    heads = fewest_heads(problem, share, cost.lower_bound or 0, keys)
+    heads = fewest_heads(problem, share, cost, keys)
     left = max(1.0, t0 + tl - time.perf_counter())
     dim = least_head_dim(problem, left, cost.lower_bound or 0)
     # the time the head-dim question left (it often ends at once, infeasible) carries an

@@ -313,3 +313,32 @@ def test_the_fewest_heads_of_d4h_vector_plus_trivial_are_proven_by_the_least_cos
     e = fewest_heads(p, 60)
     assert (e.value, e.status, e.lower_bound) == (128, "optimal", 128)
     assert e.design.heads == 128 and all(o.head_dim <= 64 for o in e.design.orbits)
+
+
+def test_a_proven_least_cost_design_within_head_dim_d_is_not_searched_again(monkeypatch):
+    """`fewest_heads` given the least-cost answer: when it is proven and its design has every
+    head of dim <= d, it is the least cost at head dim <= d (c_d = c*), so `cost_search` is not
+    asked again (D4, E1, H2 d2: c* = 10 with heads of dim <= 2); the fewest heads still equal
+    the enumeration. A least-cost design with a wider head (C4, A + E1, H2 d2: a head of dim 3)
+    leaves the search to run."""
+    from eqattn.errors import LimitError
+    from eqattn.optimize import widening
+
+    class TooMany:  # the budget program past its sizes: the bisection route
+        def __init__(self, *a, **k):  # noqa: ANN002, ANN003
+            raise LimitError("types", "too many")
+
+    monkeypatch.setattr(widening, "BudgetProgram", TooMany)
+    calls = []
+    real = widening.cost_search
+    monkeypatch.setattr(widening, "cost_search", lambda *a, **k: calls.append(k) or real(*a, **k))
+    p = Problem.create("D4", "E1", 2, 2)
+    cost, keys = real(p, 20)
+    assert (cost.value, cost.status) == (10, "optimal") and all(o.head_dim <= 2 for o in cost.design.orbits)
+    e = widening.fewest_heads(p, 40, cost, keys)
+    assert calls == [] and (e.value, e.status, e.lower_bound) == (BruteForce(p).least_widening().min_heads, "optimal", e.value)
+    q = Problem.create("C4", "A + E1", 2, 2)
+    wide, keys = real(q, 20)
+    assert wide.value == 9 and max(o.head_dim for o in wide.design.orbits) == 3
+    e = widening.fewest_heads(q, 40, wide, keys)
+    assert calls == [{"max_head_dim": 2}] and (e.value, e.status) == (BruteForce(q).least_widening().min_heads, "optimal")
