@@ -112,6 +112,7 @@ class EquivariantAttention(ExactBuffers):
     ) -> None:
         super().__init__()
         dtype = _check_factory(dtype)
+        device = None if device is None else _check_device(device)
         G = np.asarray(realized.group_matrices, dtype=np.float64)
         n = int(realized.dim_v)
         if G.ndim != 3 or G.shape[1:] != (n, n) or G.shape[0] < 1:
@@ -222,7 +223,7 @@ class EquivariantAttention(ExactBuffers):
             raise InputTypeError("basis", f"a BasisChange (eqattn.numeric.basis), got {type(basis).__name__}")
         if kwargs.get("dtype") is not None and not isinstance(kwargs["dtype"], torch.dtype):
             raise InputTypeError("dtype", f"a torch.dtype such as torch.float64, got {kwargs['dtype']!r}")
-        if kwargs.get("device") is not None:
+        if kwargs.get("device") is not None:  # (the constructor checks it too; here before the realisation)
             _check_device(kwargs["device"])
         problem = design.problem
         realized = realize_design(problem, design)

@@ -112,6 +112,7 @@ class VanillaAttention(nn.Module):
     ) -> None:
         super().__init__()
         dtype = _check_factory(dtype)
+        device = None if device is None else _check_device(device)
         if min(heads, head_dim, dim_v) < 0:
             raise ValueError("heads, head_dim and dim_v must be non-negative")
         self.heads, self.head_dim, self.dim_v = int(heads), int(head_dim), int(dim_v)

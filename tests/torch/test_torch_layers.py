@@ -366,6 +366,14 @@ def test_from_design_names_a_bad_device():
         EquivariantAttention.from_design(design, device=[0])
     layer = EquivariantAttention.from_design(design, device="cpu", dtype=torch.float64)
     assert all(p.device.type == "cpu" for p in layer.parameters())
+    # the constructors themselves (the check's own place; from_design asks before realising)
+    from eqattn.numeric import realize_design
+
+    with pytest.raises(InputError, match=r"^device: a device such as 'cpu'.*got 'nope'$"):
+        EquivariantAttention(realize_design(design.problem, design), device="nope")
+    with pytest.raises(InputError, match=r"^device: a device such as 'cpu'.*got 'nope'$"):
+        VanillaAttention(2, 1, 2, device="nope")
+    assert VanillaAttention(2, 1, 2, device="cpu").Wq.device.type == "cpu"
 
 
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
