@@ -32,10 +32,12 @@ from .budgeted import BudgetProgram, Outcome
 from .limits import ComputeLimits, attention_cost, uniform_ratio
 from .measure_bound import measure_bound
 from .optimizer import DEFAULT_TIME_LIMIT
+from .subrep import sub_problems
 
 OBJECTIVES = ("attention_cost", "heads", "max_head_dim")
 BOUND_SHARE = 0.25  # of a question's time, for its LP bound in heads or attention cost (measure_bound)
 COST_AT_D_SHARE = 0.35  # of the head-count question's time, for the least attention cost at head dim <= d (its bound and design)
+SMALLER_SHARE = 0.5  # of the head-count question's time, for that least cost on smaller token spaces first (subrep.py, B2s)
 UNDECIDED_GROWTH = 1.5  # a probe after an undecided one gets at least this many times its seconds (least_bound)
 COST_SHARE = 0.9  # of least_widening's time for the least attention cost (the headline); the head questions get what it leaves
 RESUME_MIN_S = 2.0  # seconds left after the three questions that carry an unproven head count on (resume)
@@ -301,11 +303,13 @@ def heads_by_bisection(
     problem: Problem, time_limit: float, cost_lower: int = 0, keys: Sequence[tuple[Demand, ...]] = (), at_d: Extent | None = None,
 ) -> Extent:
     """`fewest_heads` past the budget program: `least_bound` from the lower bound. First the
-    least attention cost c_d of a covering design with every head dim <= d (`cost_search`
-    under max_head_dim = d, COST_AT_D_SHARE of the time; `at_d` when it is known already):
-    h heads of dim <= d cost at most h d, so h >= ⌈c_d / d⌉ (B2), and c_d >= `cost_lower`
-    (fewer designs); its design, when it has fewer heads than the regular design, is where
-    the bisection starts from."""
+    least attention cost c_d of a covering design with every head dim <= d (`at_d` when it
+    is known already): h heads of dim <= d cost at most h d, so h >= ⌈c_d / d⌉ (B2), and
+    c_d >= `cost_lower` (fewer designs). Its bound comes first from smaller token spaces
+    (`cost_below`, SMALLER_SHARE of the time: c_d grows with V, B2s), which end the question
+    when they show that the regular design's |G| H heads are the fewest; then from V itself
+    (`cost_search` under max_head_dim = d, COST_AT_D_SHARE of the time left), whose design,
+    when it has fewer heads than the regular design, is where the bisection starts from."""
     t0 = time.perf_counter()
     G, H, d = problem.group.order, problem.heads, problem.head_dim
     # the regular design attains |G| H heads of dimension <= d (SPEC §3): the bisection need
@@ -315,7 +319,14 @@ def heads_by_bisection(
     top = G * H
     more: tuple = ()
     if at_d is None:
-        at_d, more = cost_search(problem, COST_AT_D_SHARE * time_limit, max_head_dim=d)
+        if known is not None:
+            # the least cost at head dim <= d on smaller token spaces (B2s): often proven where
+            # V's is not, and enough when it shows that fewer than `top` heads cost too little
+            below = cost_below(problem, SMALLER_SHARE * time_limit, d, (top - 1) * d + 1)
+            cost_lower = max(cost_lower, below)
+            if -(-cost_lower // d) >= top:
+                return Extent(top, "optimal", top, known)
+        at_d, more = cost_search(problem, COST_AT_D_SHARE * (t0 + time_limit - time.perf_counter()), max_head_dim=d)
     if at_d.design is not None and at_d.design.heads < top:
         known, top = at_d.design, at_d.design.heads
     cost_lower = max(cost_lower, at_d.lower_bound or 0)
@@ -324,6 +335,30 @@ def heads_by_bisection(
     lo = min(max(lb - 1, 0), top - 1)
     return least_bound(problem, lo, top, *_question(problem, "heads"),
                        max(0.5, t0 + time_limit - time.perf_counter()), best=known)
+
+
+def cost_below(problem: Problem, time_limit: float, max_head_dim: int, enough: int) -> int:
+    """A lower bound on the least attention cost of a covering design of `problem` with every
+    head dim <= `max_head_dim`: the largest proven bound of that question on the smaller
+    problems `sub_problems` (Lemma B2s: a design covering V covers every V₀ <= V with the
+    same orbits, so the same cost), each asked with the time left, from the smallest; it
+    stops at the first that reaches `enough`, or when the time is spent. 0 when there is
+    none.
+
+        >>> cost_below(Problem.create("D4", "4xregular", 2, 4), 20, 4, 10 ** 6)   # (D4, 2xregular, H2 d4: 64)
+        64
+    """
+    deadline = time.perf_counter() + time_limit
+    best = 0
+    for sub in sub_problems(problem):
+        left = deadline - time.perf_counter()
+        if left < 0.5:
+            break
+        e, _ = cost_search(sub, left, max_head_dim=max_head_dim)
+        best = max(best, e.lower_bound or 0)
+        if best >= enough:
+            break
+    return best
 
 
 def least_head_dim(problem: Problem, time_limit: float, cost_lower: int = 0) -> Extent:
@@ -368,18 +403,21 @@ def least_widening(problem: Problem, time_limit: float | None = None) -> Widenin
     """The three least widenings within `time_limit`: the attention cost first (COST_SHARE:
     the headline; the optimiser returns as soon as it is proven, and its time-limit shares
     need the room: D4, 96×regular, H12 d64 is proven in 31 s at a 60 s limit, not at 48),
-    then the head count and the head dim (what is left, shared), then whatever time is left
-    to an unproven head count or head dim (`resume`). Where the budget program's
+    then the head dim (half of what is left; often infeasible at once), then the head count
+    (all that is left), then whatever time is left to an unproven head count or head dim
+    (`resume`). Where the budget program's
     types are too many, the head questions go to `least_bound` with the optimiser."""
     tl = DEFAULT_TIME_LIMIT if time_limit is None else float(time_limit)
     t0 = time.perf_counter()
     cost, keys = _least_cost(problem, COST_SHARE * tl)
     share = max(1.0, (t0 + tl - time.perf_counter()) / 2)
-    heads = fewest_heads(problem, share, cost, keys)
+    dim = least_head_dim(problem, share, cost.lower_bound or 0)
+    # the head-dim question often ends at once (infeasible: H heads cannot cover): the head
+    # count gets what it leaves, so its search for the least cost at head dim <= d has the
+    # room to prove it (S4, 16xregular, H6 d64: ~10 s, which proves the fewest heads)
     left = max(1.0, t0 + tl - time.perf_counter())
-    dim = least_head_dim(problem, left, cost.lower_bound or 0)
-    # the time the head-dim question left (it often ends at once, infeasible) carries an
-    # unproven head count on, then an unproven head dim
+    heads = fewest_heads(problem, left, cost, keys)
+    # the time left carries an unproven head count on, then an unproven head dim
     left = t0 + tl - time.perf_counter()
     if left > RESUME_MIN_S:
         heads = resume(problem, heads, "heads", left)

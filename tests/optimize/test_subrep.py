@@ -1,0 +1,95 @@
+"""Smaller token spaces (optimize/subrep.py, widening.cost_below; docs/theory-scale.md Lemma
+B2s): every least widening and the fewest parameters grow with V, checked against the
+exhaustive reference brute_force.py on pairs V₀ < V, and a covering design of V covers V₀
+with the same orbits (coverage checker)."""
+
+import pytest
+from brute_force import BruteForce, Budget
+
+from eqattn.attention import Design, Problem
+from eqattn.attention.coverage import check_coverage
+from eqattn.errors import LimitError
+from eqattn.optimize import widening
+from eqattn.optimize.subrep import RUNG_DIM, sub_problems
+
+# (V₀, V) with V₀ <= V, same G, H, d: multiples, and sums that are not multiples
+PAIRS = [
+    (("C2", "A+B", 2, 1), ("C2", "2xA+2xB", 2, 1)),
+    (("C4", "E1", 2, 1), ("C4", "A+E1", 2, 1)),
+    (("C4", "regular", 1, 2), ("C4", "2xregular", 1, 2)),
+    (("D4", "E1", 2, 2), ("D4", "A1+E1", 2, 2)),
+    (("S3", "[2,1]", 2, 1), ("S3", "regular", 2, 1)),
+    (("C2xC2", "A.B + B.A", 1, 2), ("C2xC2", "A.A + A.B + B.A", 1, 2)),
+]
+
+
+@pytest.fixture(scope="module")
+def refs():
+    return {s: BruteForce(Problem.create(*s)) for pair in PAIRS for s in pair}
+
+
+def _c_d(bf: BruteForce) -> int:
+    return bf.optimum(Budget(max_head_dim=bf.problem.head_dim), "attention_cost").attention_cost
+
+
+@pytest.mark.parametrize("small, big", PAIRS)
+def test_every_least_widening_grows_with_v(small, big, refs):
+    a, b = refs[small], refs[big]
+    wa, wb = a.least_widening(), b.least_widening()
+    assert wa.min_attention_cost <= wb.min_attention_cost
+    assert wa.min_heads <= wb.min_heads
+    assert _c_d(a) <= _c_d(b)
+    if wb.min_head_dim is not None:
+        assert wa.min_head_dim is not None and wa.min_head_dim <= wb.min_head_dim
+    assert a.optimum(Budget()).params <= b.optimum(Budget()).params
+
+
+@pytest.mark.parametrize("small, big", PAIRS)
+def test_a_covering_design_of_v_covers_the_smaller_v_with_the_same_orbits(small, big, refs):
+    p0 = refs[small].problem
+    for objective in ("params", "attention_cost"):
+        best = refs[big].optimum(Budget(), objective)
+        on_small = Design(p0, best.design.orbits)
+        assert all(v.covered for v in check_coverage(p0, on_small)), (big, objective)
+
+
+def test_the_rungs_by_hand():
+    # D8, 32xregular, d = 64: V1 = regular (dim 16); the first k with 16 k >= 1.5 x 64 is 6
+    subs = sub_problems(Problem.create("D8", "32xregular", 8, 64))
+    assert [q.V.dim for q in subs] == [96, 192, 384] and all(q.heads == 8 and q.head_dim == 64 for q in subs)
+    assert all(q.V <= Problem.create("D8", "32xregular", 8, 64).V for q in subs)
+    # gcd 2 of (4, 2): V1 = 2xA + B; k = 1 only
+    assert [str(q.V) for q in sub_problems(Problem.create("C2", "4xA + 2xB", 2, 1))] == ["2xA + B"]
+    # no common factor, or no multiple below V large enough
+    assert sub_problems(Problem.create("C4", "A + E1", 2, 2)) == []
+    assert sub_problems(Problem.create("C4", "2xregular", 1, 8)) == []  # 1.5 x 8 = 12 > dim 8
+    assert RUNG_DIM >= 1
+
+
+def test_cost_below_is_the_smaller_problems_least_cost_at_head_dim_d(refs):
+    # C2, 4x(A+B), H = 2, d = 1: rungs A + B, 2x(A + B); the largest proven is the bound
+    p = Problem.create("C2", "4xA+4xB", 2, 1)
+    got = widening.cost_below(p, 20, 1, 10 ** 6)
+    assert got == _c_d(refs[("C2", "2xA+2xB", 2, 1)]) <= _c_d(BruteForce(p))
+    # it stops at the first rung that reaches `enough`
+    assert widening.cost_below(p, 20, 1, 1) == _c_d(BruteForce(Problem.create("C2", "A+B", 2, 1)))
+    assert widening.cost_below(Problem.create("C4", "A + E1", 2, 2), 20, 2, 10 ** 6) == 0
+
+
+def test_the_smaller_problem_proves_the_fewest_heads_without_searching_v(monkeypatch):
+    """C2xC2, 2xregular, H = 2, d = 1: the regular design's 8 heads are the fewest; the least
+    cost at head dim <= 1 of the regular representation (8) shows it, so the search on V
+    itself is never asked (every cost_search call is on a smaller V)."""
+
+    class TooMany:  # the budget program past its sizes: the bisection route
+        def __init__(self, *a, **k):  # noqa: ANN002, ANN003
+            raise LimitError("types", "too many")
+
+    monkeypatch.setattr(widening, "BudgetProgram", TooMany)
+    p = Problem.create("C2xC2", "2xregular", 2, 1)
+    seen = []
+    real = widening.cost_search
+    monkeypatch.setattr(widening, "cost_search", lambda q, *a, **k: seen.append(q.V.dim) or real(q, *a, **k))
+    e = widening.fewest_heads(p, 40)
+    assert (e.value, e.status, e.lower_bound) == (8, "optimal", 8) == (BruteForce(p).least_widening().min_heads, "optimal", 8)
+    assert seen == [4] and e.design is not None and e.design.heads == 8
