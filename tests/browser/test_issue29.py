@@ -396,3 +396,32 @@ def test_budget_controls_partial_coverage_and_the_front_plot(page, shot):
     page.get_by_role("button", name="Find the best design within this budget").click()
     expect(status).to_contain_text("the best one covers")
     expect(status).to_contain_text("(at most 1 head)")
+
+
+def test_the_widening_says_only_what_is_proven(page):
+    """An unproven fewest-heads answer (a design with 480 heads found, at least 472 proven)
+    reads as its proven bound beside the best found, never "at least 480"; a head dim that no
+    design with <= H heads reaches says so. The /api/widening answer is routed (a live one
+    takes a minute at the sizes where it is unproven); the front is the live one."""
+    def extent(value, status, lower):
+        return {"value": value, "status": status, "lower_bound": lower, "design": None}
+
+    answer = {"min_attention_cost": extent(2, "optimal", 2), "min_heads": extent(480, "feasible", 472),
+              "min_head_dim": extent(None, "infeasible", None), "params_per_cost": None,
+              "vanilla_attention_cost": 2, "ratio": 1.0, "time_s": 1.0,
+              "statement": "every design that keeps the vanilla layer's whole equivariant function class has attention cost >= 2 (1.00 x the layer's 2); the least found is 2 (proven)"}
+    page.route("**/api/widening", lambda route: route.fulfill(status=200, json=answer))
+    open_page(page)
+    page.get_by_role("button", name="Front", exact=True).click()
+    needs = page.locator("#front-box").get_by_text("Covering everything also needs")
+    expect(needs).to_contain_text("at head dim ≤ 1, at least 472 heads (proven; the best design found has 480 heads)")
+    expect(needs).to_contain_text("no design with ≤ 2 heads covers everything, whatever its head dims (proven)")
+    expect(needs).not_to_contain_text("at least 480")
+    # proven: the value itself
+    answer["min_heads"] = extent(480, "optimal", 480)
+    answer["min_head_dim"] = extent(3, "feasible", None)  # no bound: nothing said about it
+    page.reload()
+    page.wait_for_selector("body[data-ready='1']")
+    page.get_by_role("button", name="Front", exact=True).click()
+    needs = page.locator("#front-box").get_by_text("Covering everything also needs")
+    expect(needs).to_have_text("Covering everything also needs: at head dim ≤ 1, at least 480 heads.")

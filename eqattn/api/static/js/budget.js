@@ -172,6 +172,16 @@ export async function runFront() {
   }
 }
 
+// One least widening (an Extent: value, status, lower_bound) as what covering needs: the
+// value when it is proven least; else only its proven lower bound, beside the best found
+// (a design's value is no lower bound); nothing when neither says anything.
+function need(e, where, atLeast, found) {
+  if (!e || !e.value) return null;
+  if (e.status === "optimal") return `${where}, ${atLeast(e.value)}`;
+  if (e.lower_bound) return `${where}, ${atLeast(e.lower_bound)} (proven; the best design found has ${found(e.value)})`;
+  return null;
+}
+
 export function renderFront() {
   const box = $("front-box");
   const f = model.front;
@@ -185,9 +195,13 @@ export function renderFront() {
   box.append(h("p", { class: "widening" }, h("strong", { text: "The least widening: " }),
     w ? `${capital(w.statement)}.` : "computing…"));
   if (w) {
-    const bits = [];
-    if (w.min_heads?.value) bits.push(`at head dim ≤ ${fmt(Number(model.state.headDim))}, at least ${plural(w.min_heads.value, "head")}${w.min_heads.status === "optimal" ? "" : " (best found)"}`);
-    if (w.min_head_dim?.value) bits.push(`with ≤ ${plural(Number(model.state.heads), "head")}, head dim at least ${fmt(w.min_head_dim.value)}${w.min_head_dim.status === "optimal" ? "" : " (best found)"}`);
+    const heads = Number(model.state.heads);
+    const bits = [
+      need(w.min_heads, `at head dim ≤ ${fmt(Number(model.state.headDim))}`, (n) => `at least ${plural(n, "head")}`, (n) => plural(n, "head")),
+      w.min_head_dim?.status === "infeasible"
+        ? `no design with ≤ ${plural(heads, "head")} covers everything, whatever its head dims (proven)`
+        : need(w.min_head_dim, `with ≤ ${plural(heads, "head")}`, (n) => `head dim at least ${fmt(n)}`, (n) => `a largest head dim of ${fmt(n)}`),
+    ].filter(Boolean);
     if (bits.length) box.append(h("p", { class: "muted small", text: `Covering everything also needs: ${bits.join("; ")}.` }));
   }
   if (d.reason) box.append(h("p", { class: "muted small", text: `${capital(d.reason)}.` }));
