@@ -32,6 +32,7 @@ from .budgeted import BudgetProgram, Outcome
 from .limits import ComputeLimits, attention_cost, uniform_ratio
 from .measure_bound import measure_bound
 from .optimizer import DEFAULT_TIME_LIMIT
+from .parity import PARITY_MIN_ORDER, parity_split
 from .subrep import sub_problems
 
 OBJECTIVES = ("attention_cost", "heads", "max_head_dim")
@@ -305,10 +306,12 @@ def heads_by_bisection(
     """`fewest_heads` past the budget program: `least_bound` from the lower bound. First the
     least attention cost c_d of a covering design with every head dim <= d (`at_d` when it
     is known already): h heads of dim <= d cost at most h d, so h >= ⌈c_d / d⌉ (B2), and
-    c_d >= `cost_lower` (fewer designs). Its bound comes first from smaller token spaces
-    (`cost_below`, SMALLER_SHARE of the time: c_d grows with V, B2s), which end the question
+    c_d >= `cost_lower` (fewer designs). Its bound comes first from smaller problems
+    (`cost_below`, SMALLER_SHARE of the time: the parity split's parts, O21, and smaller
+    token spaces, B2s), which end the question
     when they show that the regular design's |G| H heads are the fewest; then from V itself
-    (`cost_search` under max_head_dim = d, COST_AT_D_SHARE of the time left), whose design,
+    (`cost_search` under max_head_dim = d, COST_AT_D_SHARE of the question's time, at most
+    0.8 of what is left), whose design,
     when it has fewer heads than the regular design, is where the bisection starts from."""
     t0 = time.perf_counter()
     G, H, d = problem.group.order, problem.heads, problem.head_dim
@@ -320,13 +323,18 @@ def heads_by_bisection(
     more: tuple = ()
     if at_d is None:
         if known is not None:
-            # the least cost at head dim <= d on smaller token spaces (B2s): often proven where
-            # V's is not, and enough when it shows that fewer than `top` heads cost too little
+            # the least cost at head dim <= d on smaller problems (the parity split's parts, O21;
+            # smaller token spaces, B2s): often proven where V's is not, and enough when it
+            # shows that fewer than `top` heads cost too little
             below = cost_below(problem, SMALLER_SHARE * time_limit, d, (top - 1) * d + 1)
             cost_lower = max(cost_lower, below)
             if -(-cost_lower // d) >= top:
                 return Extent(top, "optimal", top, known)
-        at_d, more = cost_search(problem, COST_AT_D_SHARE * (t0 + time_limit - time.perf_counter()), max_head_dim=d)
+        # (its share of the whole question, as without the smaller problems, while the
+        # bisection keeps a fifth of what is left: Oh, 64x(vector + trivial), H8 d64 proves
+        # it in about 7 s, after smaller spaces that prove nothing)
+        left = t0 + time_limit - time.perf_counter()
+        at_d, more = cost_search(problem, min(COST_AT_D_SHARE * time_limit, 0.8 * left), max_head_dim=d)
     if at_d.design is not None and at_d.design.heads < top:
         known, top = at_d.design, at_d.design.heads
     cost_lower = max(cost_lower, at_d.lower_bound or 0)
@@ -339,26 +347,47 @@ def heads_by_bisection(
 
 def cost_below(problem: Problem, time_limit: float, max_head_dim: int, enough: int) -> int:
     """A lower bound on the least attention cost of a covering design of `problem` with every
-    head dim <= `max_head_dim`: the largest proven bound of that question on the smaller
-    problems `sub_problems` (Lemma B2s: a design covering V covers every V₀ <= V with the
-    same orbits, so the same cost), each asked with the time left, from the smallest; it
-    stops at the first that reaches `enough`, or when the time is spent. 0 when there is
-    none.
+    head dim <= `max_head_dim`, from smaller problems (`bounds_below`): the largest proven
+    bound among them, each asked (`cost_search`) with the time left, in order; it stops at
+    the first that reaches `enough`, or when the time is spent. 0 when there is none.
 
         >>> cost_below(Problem.create("D4", "4xregular", 2, 4), 20, 4, 10 ** 6)   # (D4, 2xregular, H2 d4: 64)
         64
     """
     deadline = time.perf_counter() + time_limit
     best = 0
-    for sub in sub_problems(problem):
-        left = deadline - time.perf_counter()
-        if left < 0.5:
-            break
-        e, _ = cost_search(sub, left, max_head_dim=max_head_dim)
-        best = max(best, e.lower_bound or 0)
+    for terms in bounds_below(problem):
+        total = 0
+        for sub, times in terms:
+            left = deadline - time.perf_counter()
+            if left < 0.5:
+                return best
+            e, _ = cost_search(sub, left, max_head_dim=max_head_dim)
+            total += times * (e.lower_bound or 0)
+        best = max(best, total)
         if best >= enough:
             break
     return best
+
+
+def bounds_below(problem: Problem) -> list[tuple[tuple[Problem, int], ...]]:
+    """Smaller problems whose least costs (under the same head-dim limit) bound `problem`'s,
+    each as the terms of a sum `(problem, times)`: for a group of order >= PARITY_MIN_ORDER
+    with a direct factor of order 2 and V₊ ≅ V₋ (V a multiple of the regular representation),
+    one part, twice (Lemma O21: `c(D) = c(D₊) + c(D₋)`); then the smaller token spaces
+    `sub_problems` (Lemma B2s), smallest first. Parts that differ are not asked: Oh, 64 ×
+    (vector + trivial), has a trivial part whose least cost is small, and asking it first
+    cost Oh's d64 row its proof of the fewest heads at 60 s.
+
+        >>> [[(str(q.group.name), str(q.V), k) for q, k in t] for t in bounds_below(Problem.create("Ih", "4xregular", 8, 60))][0]
+        [('A5', '4xA + 12xT1 + 12xT2 + 16xG + 20xH', 2)]
+    """
+    out: list[tuple[tuple[Problem, int], ...]] = []
+    split = parity_split(problem) if problem.group.order >= PARITY_MIN_ORDER else None
+    if split is not None and split.same:  # (parts that differ, as for Oh's vector + trivial, bound little: not asked)
+        out.append(((split.parts()[0][1], 2),))
+    out.extend(((q, 1),) for q in sub_problems(problem))
+    return out
 
 
 def least_head_dim(problem: Problem, time_limit: float, cost_lower: int = 0) -> Extent:

@@ -93,3 +93,30 @@ def test_the_smaller_problem_proves_the_fewest_heads_without_searching_v(monkeyp
     e = widening.fewest_heads(p, 40)
     assert (e.value, e.status, e.lower_bound) == (8, "optimal", 8) == (BruteForce(p).least_widening().min_heads, "optimal", 8)
     assert seen == [4] and e.design is not None and e.design.heads == 8
+
+
+def test_the_parity_part_comes_first_where_the_parts_are_the_same():
+    """bounds_below: Ih, 4xregular: one A5 part (4xregular), twice, before the smaller token
+    spaces; Oh, 64x(vector + trivial): parts that differ are not asked, only the smaller
+    spaces; a group below PARITY_MIN_ORDER: only the smaller spaces."""
+    ih = widening.bounds_below(Problem.create("Ih", "4xregular", 8, 60))
+    (part, times), = ih[0]
+    assert (part.group.name, part.V.dim, times) == ("A5", 240, 2)
+    assert [t[0][0].V.dim for t in ih[1:]] == [120, 240] and all(t[0][1] == 1 for t in ih[1:])
+    oh = widening.bounds_below(Problem.create("Oh", "64xvector + 64xtrivial", 8, 32))
+    assert all(len(t) == 1 and t[0][0].group.name == "Oh" for t in oh)
+    d4h = Problem.create("D4h", "4xregular", 2, 8)
+    assert [t[0][0].V for t in widening.bounds_below(d4h)] == [q.V for q in sub_problems(d4h)]
+
+
+def test_the_parity_bound_against_the_enumeration(monkeypatch):
+    """C2xC2 = C2 x C2, 2xregular, H = 2, d = 1 (the split asked at any order here): the part
+    (C2, 2xregular) twice bounds the least cost at head dim <= 1 from below, as the brute
+    force says (Lemma O21 under the head-dim limit)."""
+    monkeypatch.setattr(widening, "PARITY_MIN_ORDER", 1)
+    p = Problem.create("C2xC2", "2xregular", 2, 1)
+    (part, times), = widening.bounds_below(p)[0]
+    assert times == 2 and part.group.order == 2
+    exact = _c_d(BruteForce(p))
+    got = widening.cost_below(p, 20, 1, 10 ** 6)
+    assert times * _c_d(BruteForce(part)) <= got <= exact
