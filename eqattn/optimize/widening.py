@@ -38,7 +38,7 @@ from .subrep import sub_problems
 OBJECTIVES = ("attention_cost", "heads", "max_head_dim")
 BOUND_SHARE = 0.25  # of a question's time, for its LP bound in heads or attention cost (measure_bound)
 COST_AT_D_SHARE = 0.35  # of the head-count question's time, for the least attention cost at head dim <= d (its bound and design)
-SMALLER_SHARE = 0.5  # of the head-count question's time, for that least cost on smaller token spaces first (subrep.py, B2s)
+SMALLER_SHARE = 0.5  # of the head-count question's time, for that least cost on smaller problems first (bounds_below: O21, B2s)
 UNDECIDED_GROWTH = 1.5  # a probe after an undecided one gets at least this many times its seconds (least_bound)
 COST_SHARE = 0.9  # of least_widening's time for the least attention cost (the headline); the head questions get what it leaves
 RESUME_MIN_S = 2.0  # seconds left after the three questions that carry an unproven head count on (resume)
@@ -307,11 +307,10 @@ def heads_by_bisection(
     least attention cost c_d of a covering design with every head dim <= d (`at_d` when it
     is known already): h heads of dim <= d cost at most h d, so h >= ⌈c_d / d⌉ (B2), and
     c_d >= `cost_lower` (fewer designs). Its bound comes first from smaller problems
-    (`cost_below`, SMALLER_SHARE of the time: the parity split's parts, O21, and smaller
-    token spaces, B2s), which end the question
-    when they show that the regular design's |G| H heads are the fewest; then from V itself
-    (`cost_search` under max_head_dim = d, COST_AT_D_SHARE of the question's time, at most
-    0.8 of what is left), whose design,
+    (`cost_below`, SMALLER_SHARE of the time: the parity split's part, O21, and smaller
+    token spaces, B2s), which end the question when they show that the regular design's
+    |G| H heads are the fewest; then from V itself (`cost_search` under max_head_dim = d,
+    COST_AT_D_SHARE of the question's time, at most 0.8 of what is left), whose design,
     when it has fewer heads than the regular design, is where the bisection starts from."""
     t0 = time.perf_counter()
     G, H, d = problem.group.order, problem.heads, problem.head_dim
@@ -334,7 +333,7 @@ def heads_by_bisection(
         # bisection keeps a fifth of what is left: Oh, 64x(vector + trivial), H8 d64 proves
         # it in about 7 s, after smaller spaces that prove nothing)
         left = t0 + time_limit - time.perf_counter()
-        at_d, more = cost_search(problem, min(COST_AT_D_SHARE * time_limit, 0.8 * left), max_head_dim=d)
+        at_d, more = cost_search(problem, max(0.5, min(COST_AT_D_SHARE * time_limit, 0.8 * left)), max_head_dim=d)
     if at_d.design is not None and at_d.design.heads < top:
         known, top = at_d.design, at_d.design.heads
     cost_lower = max(cost_lower, at_d.lower_bound or 0)
@@ -373,7 +372,7 @@ def cost_below(problem: Problem, time_limit: float, max_head_dim: int, enough: i
 def bounds_below(problem: Problem) -> list[tuple[tuple[Problem, int], ...]]:
     """Smaller problems whose least costs (under the same head-dim limit) bound `problem`'s,
     each as the terms of a sum `(problem, times)`: for a group of order >= PARITY_MIN_ORDER
-    with a direct factor of order 2 and V₊ ≅ V₋ (V a multiple of the regular representation),
+    with a direct factor of order 2 and V₊ ≅ V₋ (as for any multiple of the regular representation),
     one part, twice (Lemma O21: `c(D) = c(D₊) + c(D₋)`); then the smaller token spaces
     `sub_problems` (Lemma B2s), smallest first. Parts that differ are not asked: Oh, 64 ×
     (vector + trivial), has a trivial part whose least cost is small, and asking it first

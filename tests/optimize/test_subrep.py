@@ -1,7 +1,8 @@
-"""Smaller token spaces (optimize/subrep.py, widening.cost_below; docs/theory-scale.md Lemma
-B2s): every least widening and the fewest parameters grow with V, checked against the
+"""Smaller problems bounding the least cost at head dim <= d (optimize/subrep.py,
+widening.cost_below, bounds_below): smaller token spaces (docs/theory-scale.md Lemma B2s),
+where every least widening and the fewest parameters grow with V, checked against the
 exhaustive reference brute_force.py on pairs V₀ < V, and a covering design of V covers V₀
-with the same orbits (coverage checker)."""
+with the same orbits (coverage checker); and the parity split's part (O21)."""
 
 import pytest
 from brute_force import BruteForce, Budget
@@ -10,7 +11,7 @@ from eqattn.attention import Design, Problem
 from eqattn.attention.coverage import check_coverage
 from eqattn.errors import LimitError
 from eqattn.optimize import widening
-from eqattn.optimize.subrep import RUNG_DIM, sub_problems
+from eqattn.optimize.subrep import sub_problems
 
 # (V₀, V) with V₀ <= V, same G, H, d: multiples, and sums that are not multiples
 PAIRS = [
@@ -63,7 +64,6 @@ def test_the_rungs_by_hand():
     # no common factor, or no multiple below V large enough
     assert sub_problems(Problem.create("C4", "A + E1", 2, 2)) == []
     assert sub_problems(Problem.create("C4", "2xregular", 1, 8)) == []  # 1.5 x 8 = 12 > dim 8
-    assert RUNG_DIM >= 1
 
 
 def test_cost_below_is_the_smaller_problems_least_cost_at_head_dim_d(refs):
@@ -120,3 +120,20 @@ def test_the_parity_bound_against_the_enumeration(monkeypatch):
     exact = _c_d(BruteForce(p))
     got = widening.cost_below(p, 20, 1, 10 ** 6)
     assert times * _c_d(BruteForce(part)) <= got <= exact
+
+
+def test_smaller_problems_that_overrun_their_share_leave_a_valid_answer(monkeypatch):
+    """The searches on smaller problems may end past their share (a search overruns its time
+    a little); the search on V then still gets a positive time (it refuses a time limit <= 0
+    with an InputError) and the answer stays valid: at most the regular design's 8 heads, at
+    least the exhaustive least (8) never exceeded by its bound."""
+    import time
+
+    def late(problem, time_limit, max_head_dim, enough):  # noqa: ANN001, ANN202
+        time.sleep(time_limit + 1.5)
+        return 0
+
+    monkeypatch.setattr(widening, "cost_below", late)
+    p = Problem.create("C2xC2", "2xregular", 2, 1)
+    e = widening.heads_by_bisection(p, 2)
+    assert e.value == 8 and (e.lower_bound or 0) <= 8
