@@ -262,21 +262,24 @@ def _quick_pricing(slots, support, pools, values, wkeys, mu, lam, add) -> int:  
     return new
 
 
-def _exact_pricing(slots, values, wkeys, mu, lam, max_head_dim, deadline, work_limit, threads, spent, add, partial, turn, new):  # noqa: ANN001, ANN202
-    """The exact pricing, one program per subgroup, from the subgroup at `turn`: `(theta,
-    priced, turn, new, exact)`. `theta` scales the duals into a certified bound (Farley); `priced`
-    is False when a program stopped short or a `partial` round stopped at the first subgroup
-    with an improving type (then `turn` is where the next partial round starts); `exact`
-    is False when a program stopped early with a finite upper bound (its θ is valid, but
-    no improving type found does not mean there is none)."""
+def _exact_pricing(slots, values, wkeys, mu, lam, max_head_dim, deadline, work_limit, threads, spent, add, partial, yielded, new):  # noqa: ANN001, ANN202
+    """The exact pricing, one program per subgroup: `(theta, priced, improving, new, exact)`.
+    `theta` scales the duals into a certified bound (Farley); `priced` is False when a
+    program stopped short or a `partial` round stopped at the first subgroup with an
+    improving type; `improving` lists the subgroups that gave a new type; `exact` is False
+    when a program stopped early with a finite upper bound (its θ is valid, but no improving
+    type found does not mean there is none). The subgroups are priced in the order of the
+    exact round in which they last gave a type (`yielded`, latest first; then in order), so
+    that a partial round asks the subgroups that still improve before the many that price
+    out (a schedule: a full round prices them all, and only a full round or one in which no
+    subgroup improves certifies)."""
     theta = 1.0
     priced = True
     exact = True
-    subs = list(slots.subs.items())
-    start_at = turn % len(subs)
-    for k, (sub, ref) in enumerate(subs[start_at:] + subs[:start_at]):
+    improving: list[int] = []
+    for sub, ref in sorted(slots.subs.items(), key=lambda it: -yielded.get(it[0], -1)):
         if partial and new:
-            return theta, False, start_at + k, new, exact
+            return theta, False, improving, new, exact
         left = deadline - time.perf_counter()
         if left <= 0:
             priced = False
@@ -296,7 +299,8 @@ def _exact_pricing(slots, values, wkeys, mu, lam, max_head_dim, deadline, work_l
             theta = max(theta, 1.0 + max(0.0, upper) / cmin)
         if W is not None and add((sub, W)):
             new += 1
-    return theta, priced, turn, new, exact
+            improving.append(sub)
+    return theta, priced, improving, new, exact
 
 
 def _column_set(slots: Slots, max_head_dim: int | None, start: Iterable[Column]) -> tuple[list[Column], Callable[[Column], bool]]:
@@ -382,7 +386,8 @@ def lp_bound(
     work = sorted({int(a) for a in active if 0 <= int(a) < len(keys)} & set(demanding)) or demanding[:1]
     big = _slack_cost(slots, values, keys)
     best: LPBound | None = None
-    rounds = exact_rounds = turn = 0
+    rounds = exact_rounds = 0
+    yielded: dict[int, int] = {}  # subgroup -> the last exact round in which its pricing gave a new type
     support: tuple[Column, ...] = ()
     solution: tuple[tuple[Column, float], ...] = ()
     used: tuple[int, ...] = ()
@@ -421,10 +426,11 @@ def lp_bound(
                 continue
         # ---- exact pricing (a certified bound); every FULL_PRICING-th round prices all subgroups
         exact_rounds += 1
-        theta, priced, turn, new, exact = _exact_pricing(
+        theta, priced, improving, new, exact = _exact_pricing(
             slots, values, wkeys, mu, lam, max_head_dim, deadline, work_limit, threads, spent, add,
-            exact_rounds % FULL_PRICING != 1, turn, new,
+            exact_rounds % FULL_PRICING != 1, yielded, new,
         )
+        yielded.update((sub, exact_rounds) for sub in improving)
         if priced:
             cert = Certificate(tuple((work[w], j, g, m) for (w, j, g), m in sorted(mu.items())), lam, theta)
             value = cert.value(values, keys, max_heads)
