@@ -39,8 +39,11 @@ OBJECTIVES = ("attention_cost", "heads", "max_head_dim")
 BOUND_SHARE = 0.25  # of a question's time, for its LP bound in heads or attention cost (measure_bound)
 COST_AT_D_SHARE = 0.35  # of the head-count question's time, for the least attention cost at head dim <= d (its bound and design)
 SMALLER_SHARE = 0.5  # of the head-count question's time, for that least cost on smaller problems first (bounds_below: O21, B2s)
+PART_SHARE = 0.8  # ... instead, where the first of them is the parity split's part (one search, twice: Ih 4xregular H8 d60's proof of 960 heads)
 UNDECIDED_GROWTH = 1.5  # a probe after an undecided one gets at least this many times its seconds (least_bound)
 COST_SHARE = 0.9  # of least_widening's time for the least attention cost (the headline); the head questions get what it leaves
+PART_FIRST_SHARE = 0.4  # of least_widening's time for the head count first, where the parity split's parts are the same (their least cost at head dim <= d often proves it)
+DIM_FIRST_SHARE = 0.1  # ... and then for the head dim, before the least cost
 RESUME_MIN_S = 2.0  # seconds left after the three questions that carry an unproven head count on (resume)
 
 
@@ -307,8 +310,8 @@ def heads_by_bisection(
     least attention cost c_d of a covering design with every head dim <= d (`at_d` when it
     is known already): h heads of dim <= d cost at most h d, so h >= ⌈c_d / d⌉ (B2), and
     c_d >= `cost_lower` (fewer designs). Its bound comes first from smaller problems
-    (`cost_below`, SMALLER_SHARE of the time: the parity split's part, O21, and smaller
-    token spaces, B2s), which end the question when they show that the regular design's
+    (`cost_below`, SMALLER_SHARE of the time, PART_SHARE where the parity split's part, O21,
+    comes first; then smaller token spaces, B2s), which end the question when they show that the regular design's
     |G| H heads are the fewest; then from V itself (`cost_search` under max_head_dim = d,
     COST_AT_D_SHARE of the question's time, at most 0.8 of what is left), whose design,
     when it has fewer heads than the regular design, is where the bisection starts from."""
@@ -325,7 +328,8 @@ def heads_by_bisection(
             # the least cost at head dim <= d on smaller problems (the parity split's parts, O21;
             # smaller token spaces, B2s): often proven where V's is not, and enough when it
             # shows that fewer than `top` heads cost too little
-            below = cost_below(problem, SMALLER_SHARE * time_limit, d, (top - 1) * d + 1)
+            share = PART_SHARE if _same_parts(problem) is not None else SMALLER_SHARE
+            below = cost_below(problem, share * time_limit, d, (top - 1) * d + 1)
             cost_lower = max(cost_lower, below)
             if -(-cost_lower // d) >= top:
                 return Extent(top, "optimal", top, known)
@@ -381,12 +385,18 @@ def bounds_below(problem: Problem) -> list[tuple[tuple[Problem, int], ...]]:
         >>> [[(str(q.group.name), str(q.V), k) for q, k in t] for t in bounds_below(Problem.create("Ih", "4xregular", 8, 60))][0]
         [('A5', '4xA + 12xT1 + 12xT2 + 16xG + 20xH', 2)]
     """
-    out: list[tuple[tuple[Problem, int], ...]] = []
-    split = parity_split(problem) if problem.group.order >= PARITY_MIN_ORDER else None
-    if split is not None and split.same:  # (parts that differ, as for Oh's vector + trivial, bound little: not asked)
-        out.append(((split.parts()[0][1], 2),))
+    part = _same_parts(problem)
+    out: list[tuple[tuple[Problem, int], ...]] = [((part, 2),)] if part is not None else []
     out.extend(((q, 1),) for q in sub_problems(problem))
     return out
+
+
+def _same_parts(problem: Problem) -> Problem | None:
+    """The part of the parity split (O21) of a group of order >= PARITY_MIN_ORDER when both
+    parts are the same problem (V₊ ≅ V₋), else None (parts that differ, as for Oh's vector +
+    trivial, bound little: not asked)."""
+    split = parity_split(problem) if problem.group.order >= PARITY_MIN_ORDER else None
+    return split.parts()[0][1] if split is not None and split.same else None
 
 
 def least_head_dim(problem: Problem, time_limit: float, cost_lower: int = 0) -> Extent:
@@ -430,21 +440,32 @@ def least(problem: Problem, objective: str, time_limit: float | None = None) -> 
 def least_widening(problem: Problem, time_limit: float | None = None) -> Widening:
     """The three least widenings within `time_limit`: the attention cost first (COST_SHARE:
     the headline; the optimiser returns as soon as it is proven, and its time-limit shares
-    need the room: D4, 96×regular, H12 d64 is proven in 31 s at a 60 s limit, not at 48),
+    need the room: D4, 96×regular, H12 d64 is proven with a share of 45 s, not of 36),
     then the head dim (half of what is left; often infeasible at once), then the head count
     (all that is left), then whatever time is left to an unproven head count or head dim
     (`resume`). Where the budget program's
-    types are too many, the head questions go to `least_bound` with the optimiser."""
+    types are too many, the head questions go to `least_bound` with the optimiser. Where
+    the parity split's two parts are the same problem (O21: `m × regular` of a group of
+    order >= PARITY_MIN_ORDER with a direct factor of order 2), the head count is asked
+    first, with PART_FIRST_SHARE of the time (one search on the part often proves the
+    regular design's heads the fewest, while the least cost at that size may take the whole
+    limit unproven: Ih, 4×regular, H8 d60, 960 heads proven in 8-16 s; after the cost
+    question, the few seconds it left proved 770), then the head dim (DIM_FIRST_SHARE), then
+    the least cost. A schedule: every answer is valid."""
     tl = DEFAULT_TIME_LIMIT if time_limit is None else float(time_limit)
     t0 = time.perf_counter()
-    cost, keys = _least_cost(problem, COST_SHARE * tl)
-    share = max(1.0, (t0 + tl - time.perf_counter()) / 2)
-    dim = least_head_dim(problem, share, cost.lower_bound or 0)
+    heads = dim = None
+    if _same_parts(problem) is not None:
+        heads = fewest_heads(problem, PART_FIRST_SHARE * tl)
+        dim = least_head_dim(problem, DIM_FIRST_SHARE * tl)  # (often infeasible at once: not after a cost question that takes the time)
+    cost, keys = _least_cost(problem, COST_SHARE * (t0 + tl - time.perf_counter()))
+    if dim is None:
+        dim = least_head_dim(problem, max(1.0, (t0 + tl - time.perf_counter()) / 2), cost.lower_bound or 0)
     # the head-dim question often ends at once (infeasible: H heads cannot cover): the head
     # count gets what it leaves, so its search for the least cost at head dim <= d has the
     # room to prove it (S4, 16xregular, H6 d64: ~10 s, which proves the fewest heads)
-    left = max(1.0, t0 + tl - time.perf_counter())
-    heads = fewest_heads(problem, left, cost, keys)
+    if heads is None:
+        heads = fewest_heads(problem, max(1.0, t0 + tl - time.perf_counter()), cost, keys)
     # the time left carries an unproven head count on, then an unproven head dim
     left = t0 + tl - time.perf_counter()
     if left > RESUME_MIN_S:

@@ -137,3 +137,35 @@ def test_smaller_problems_that_overrun_their_share_leave_a_valid_answer(monkeypa
     p = Problem.create("C2xC2", "2xregular", 2, 1)
     e = widening.heads_by_bisection(p, 2)
     assert e.value == 8 and (e.lower_bound or 0) <= 8
+
+
+def test_the_head_count_comes_first_where_the_parts_are_the_same(monkeypatch):
+    """least_widening's schedule (a heuristic; every answer valid): where the parity split's
+    parts are the same problem, the head count first (PART_FIRST_SHARE of the time, of which
+    its smaller problems get PART_SHARE), then the head dim, then the least cost; elsewhere
+    the least cost first. The answers equal the exhaustive ones either way (C2xC2 with the
+    split asked at any order here; C4)."""
+    monkeypatch.setattr(widening, "PARITY_MIN_ORDER", 1)
+    calls: list[tuple[str, float]] = []
+    for name in ("fewest_heads", "least_head_dim", "_least_cost", "cost_below"):
+        real = getattr(widening, name)
+        monkeypatch.setattr(widening, name, lambda *a, _n=name, _r=real, **k: calls.append((_n, a[1])) or _r(*a, **k))
+    for spec, first in ((("C2xC2", "2xregular", 2, 1), True), (("C4", "2xregular", 2, 2), False)):
+        calls.clear()
+        p = Problem.create(*spec)
+        w = widening.least_widening(p, 40)
+        ref = BruteForce(p).least_widening()
+        assert (w.min_attention_cost.value, w.min_heads.value, w.min_head_dim.value) == (
+            ref.min_attention_cost, ref.min_heads, ref.min_head_dim), spec
+        order = [n for n, _ in calls if n != "cost_below"]
+        if first:
+            assert order[:3] == ["fewest_heads", "least_head_dim", "_least_cost"]
+            assert calls[0][1] == pytest.approx(widening.PART_FIRST_SHARE * 40)
+        else:
+            assert order[0] == "_least_cost"
+    calls.clear()
+    e = widening.heads_by_bisection(Problem.create("C2xC2", "2xregular", 2, 1), 20)
+    assert e.value == 8 and calls[0] == ("cost_below", pytest.approx(widening.PART_SHARE * 20))
+    calls.clear()
+    widening.heads_by_bisection(Problem.create("C4", "4xregular", 2, 1), 20)
+    assert calls[0] == ("cost_below", pytest.approx(widening.SMALLER_SHARE * 20))
