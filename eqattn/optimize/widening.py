@@ -39,10 +39,11 @@ OBJECTIVES = ("attention_cost", "heads", "max_head_dim")
 BOUND_SHARE = 0.25  # of a question's time, for its LP bound in heads or attention cost (measure_bound)
 COST_AT_D_SHARE = 0.35  # of the head-count question's time, for the least attention cost at head dim <= d (its bound and design)
 SMALLER_SHARE = 0.5  # of the head-count question's time, for that least cost on smaller problems first (bounds_below: O21, B2s)
+RUNG_SHARE = 0.5  # of cost_below's time left, for a smaller token space that is not the last (a slow one leaves the next its share: A5 8xregular H8 d60, whose 2x rung proves nothing in 26 s and 4x proves c_60 in 8-16 s)
 PART_SHARE = 0.8  # ... instead, where the first of them is the parity split's part (one search, twice: Ih 4xregular H8 d60's proof of 960 heads)
 UNDECIDED_GROWTH = 1.5  # a probe after an undecided one gets at least this many times its seconds (least_bound)
 COST_SHARE = 0.9  # of least_widening's time for the least attention cost (the headline); the head questions get what it leaves
-PART_FIRST_SHARE = 0.4  # of least_widening's time for the head count first, where the parity split's parts are the same (their least cost at head dim <= d often proves it)
+PART_FIRST_SHARE = 0.4  # of least_widening's time for the head count first where the parity split's parts are the same (O21)
 DIM_FIRST_SHARE = 0.1  # ... and then for the head dim, before the least cost
 RESUME_MIN_S = 2.0  # seconds left after the three questions that carry an unproven head count on (resume)
 
@@ -310,9 +311,9 @@ def heads_by_bisection(
     least attention cost c_d of a covering design with every head dim <= d (`at_d` when it
     is known already): h heads of dim <= d cost at most h d, so h >= ⌈c_d / d⌉ (B2), and
     c_d >= `cost_lower` (fewer designs). Its bound comes first from smaller problems
-    (`cost_below`, SMALLER_SHARE of the time, PART_SHARE where the parity split's part, O21,
-    comes first; then smaller token spaces, B2s), which end the question when they show that the regular design's
-    |G| H heads are the fewest; then from V itself (`cost_search` under max_head_dim = d,
+    (`cost_below`, SMALLER_SHARE of the time, PART_SHARE where the parity split's part,
+    O21, comes first; then smaller token spaces, B2s), which end the question when they
+    show that the regular design's |G| H heads are the fewest; then from V itself (`cost_search` under max_head_dim = d,
     COST_AT_D_SHARE of the question's time, at most 0.8 of what is left), whose design,
     when it has fewer heads than the regular design, is where the bisection starts from."""
     t0 = time.perf_counter()
@@ -351,20 +352,24 @@ def heads_by_bisection(
 def cost_below(problem: Problem, time_limit: float, max_head_dim: int, enough: int) -> int:
     """A lower bound on the least attention cost of a covering design of `problem` with every
     head dim <= `max_head_dim`, from smaller problems (`bounds_below`): the largest proven
-    bound among them, each asked (`cost_search`) with the time left, in order; it stops at
-    the first that reaches `enough`, or when the time is spent. 0 when there is none.
+    bound among them, each asked (`cost_search`) in order with the time left (RUNG_SHARE of
+    it for a smaller token space with more problems after it); it stops at the first that
+    reaches `enough`, or when the time is spent. 0 when there is none.
 
         >>> cost_below(Problem.create("D4", "4xregular", 2, 4), 20, 4, 10 ** 6)   # (D4, 2xregular, H2 d4: 64)
         64
     """
     deadline = time.perf_counter() + time_limit
     best = 0
-    for terms in bounds_below(problem):
+    problems = bounds_below(problem)
+    for i, terms in enumerate(problems):
         total = 0
         for sub, times in terms:
             left = deadline - time.perf_counter()
             if left < 0.5:
                 return best
+            if times == 1 and i < len(problems) - 1:  # a smaller token space with more after it
+                left *= RUNG_SHARE
             e, _ = cost_search(sub, left, max_head_dim=max_head_dim)
             total += times * (e.lower_bound or 0)
         best = max(best, total)

@@ -169,3 +169,30 @@ def test_the_head_count_comes_first_where_the_parts_are_the_same(monkeypatch):
     calls.clear()
     widening.heads_by_bisection(Problem.create("C4", "4xregular", 2, 1), 20)
     assert calls[0] == ("cost_below", pytest.approx(widening.SMALLER_SHARE * 20))
+
+
+def test_a_smaller_token_space_with_more_after_it_gets_a_share(monkeypatch):
+    """cost_below's schedule (a heuristic; the bound is the largest proven among the rungs):
+    each rung but the last gets RUNG_SHARE of the time left, so a slow rung leaves the next
+    its chance (A5, 8xregular, H8 d60: 2xregular proves nothing in 26 s, 4xregular proves
+    c_60 = 28800 in 8-16 s, and with it the fewest heads); the parity part and the last
+    rung get all that is left. Searches stubbed to end at once: the limits they get."""
+    got: list[tuple[int, float]] = []
+
+    def instant(q, time_limit, max_head_dim=None):  # noqa: ANN001, ANN202
+        got.append((q.V.dim, time_limit))
+        return widening.Extent(None, "unknown", 1, None), ()
+
+    monkeypatch.setattr(widening, "cost_search", instant)
+    p = Problem.create("C4", "16xregular", 2, 1)
+    rungs = [q.V.dim for q in sub_problems(p)]
+    assert len(rungs) >= 3
+    assert widening.cost_below(p, 100, 1, 10 ** 6) == 1
+    assert [v for v, _ in got] == rungs
+    assert all(t == pytest.approx(widening.RUNG_SHARE * 100, abs=0.5) for _, t in got[:-1])
+    assert got[-1][1] == pytest.approx(100, abs=0.5)
+    got.clear()
+    monkeypatch.setattr(widening, "PARITY_MIN_ORDER", 1)
+    q = Problem.create("C2xC2", "4xregular", 2, 1)
+    widening.cost_below(q, 100, 1, 10 ** 6)
+    assert got[0] == (8, pytest.approx(100, abs=0.5))  # the part (C2, 4xregular), all the time left
