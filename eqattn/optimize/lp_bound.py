@@ -277,7 +277,7 @@ def _exact_pricing(slots, values, wkeys, mu, lam, max_head_dim, deadline, work_l
     priced = True
     exact = True
     improving: list[int] = []
-    for sub, ref in sorted(slots.subs.items(), key=lambda it: -yielded.get(it[0], -1)):
+    for sub in sorted(slots.subs, key=lambda s: -yielded.get(s, -1)):
         if partial and new:
             return theta, False, improving, new, exact
         left = deadline - time.perf_counter()

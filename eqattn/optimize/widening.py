@@ -313,9 +313,10 @@ def heads_by_bisection(
     c_d >= `cost_lower` (fewer designs). Its bound comes first from smaller problems
     (`cost_below`, SMALLER_SHARE of the time, PART_SHARE where the parity split's part,
     O21, comes first; then smaller token spaces, B2s), which end the question when they
-    show that the regular design's |G| H heads are the fewest; then from V itself (`cost_search` under max_head_dim = d,
-    COST_AT_D_SHARE of the question's time, at most 0.8 of what is left), whose design,
-    when it has fewer heads than the regular design, is where the bisection starts from."""
+    show that the regular design's |G| H heads are the fewest; then from V itself
+    (`cost_search` under max_head_dim = d, COST_AT_D_SHARE of the question's time, at most
+    0.8 of what is left), whose design, when it has fewer heads than the regular design, is
+    where the bisection starts from."""
     t0 = time.perf_counter()
     G, H, d = problem.group.order, problem.heads, problem.head_dim
     # the regular design attains |G| H heads of dimension <= d (SPEC §3): the bisection need
@@ -448,15 +449,15 @@ def least_widening(problem: Problem, time_limit: float | None = None) -> Widenin
     need the room: D4, 96×regular, H12 d64 is proven with a share of 45 s, not of 36),
     then the head dim (half of what is left; often infeasible at once), then the head count
     (all that is left), then whatever time is left to an unproven head count or head dim
-    (`resume`). Where the budget program's
-    types are too many, the head questions go to `least_bound` with the optimiser. Where
-    the parity split's two parts are the same problem (O21: `m × regular` of a group of
-    order >= PARITY_MIN_ORDER with a direct factor of order 2), the head count is asked
-    first, with PART_FIRST_SHARE of the time (one search on the part often proves the
-    regular design's heads the fewest, while the least cost at that size may take the whole
-    limit unproven: Ih, 4×regular, H8 d60, 960 heads proven in 8-16 s; after the cost
-    question, the few seconds it left proved 770), then the head dim (DIM_FIRST_SHARE), then
-    the least cost. A schedule: every answer is valid."""
+    (`resume`). Where the budget program's types are too many, the head questions go to
+    `least_bound` with the optimiser. Where the parity split's two parts are the same
+    problem (O21: `m × regular` of a group of order >= PARITY_MIN_ORDER with a direct
+    factor of order 2), the head count is asked first, with PART_FIRST_SHARE of the time
+    (one search on the part often proves the regular design's heads the fewest, while the
+    least cost at that size may take the whole limit unproven: Ih, 4×regular, H8 d60, 960
+    heads proven in 8-16 s; after the cost question, the few seconds it left proved 770),
+    then the head dim (DIM_FIRST_SHARE), then the least cost. A schedule: every answer is
+    valid."""
     tl = DEFAULT_TIME_LIMIT if time_limit is None else float(time_limit)
     t0 = time.perf_counter()
     heads = dim = None

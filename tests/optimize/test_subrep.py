@@ -161,6 +161,7 @@ def test_the_head_count_comes_first_where_the_parts_are_the_same(monkeypatch):
         if first:
             assert order[:3] == ["fewest_heads", "least_head_dim", "_least_cost"]
             assert calls[0][1] == pytest.approx(widening.PART_FIRST_SHARE * 40)
+            assert [t for n, t in calls if n == "least_head_dim"] == [pytest.approx(widening.DIM_FIRST_SHARE * 40)]
         else:
             assert order[0] == "_least_cost"
     calls.clear()
