@@ -323,3 +323,31 @@ def test_partial_rounds_ask_the_subgroups_that_last_improved_first(monkeypatch):
     asked.clear()
     theta, priced, got, new, exact = lp_bound_module._exact_pricing(*args, False, {improving: 3, subs[0]: 1}, 0)
     assert asked[:2] == [improving, subs[0]] and sorted(asked) == sorted(subs) and priced and theta > 1
+
+
+@pytest.mark.parametrize("row", [r for r in PRICING_ROWS if int(r["H"]) >= 2][::2] + LARGER[::4], ids=lambda r: f"{r['group']}-{r['V']}-{r['H']}-{r['d']}")
+def test_a_small_slack_cost_leaves_the_lp_optimum_unchanged(row, monkeypatch):
+    """Without compute limits the master's slack costs twice the dearest type (`_slack_cost`):
+    a slack in use would have a dual that makes every type supplying its row price out, so
+    at convergence no slack is used and the optimum is that of the LP with the old, huge
+    slack cost (the sum of every subgroup's largest type times the demanded irreps). The
+    small cost is what lets the warm-started master solve (HiGHS' dual simplex failed with
+    costs from 2e3 to 2e9). The fractional design returned is an optimum of the last
+    master: its cost is the bound's value and it meets every key."""
+    p = Problem.create(row["group"], row["V"], int(row["H"]), int(row["d"]))
+    space = ScenarioSpace(p)
+    keys = _keys(space, random.Random(2))
+    assert keys
+    small = lp_bound(p, hosting(p), space.values, keys, start=())
+    slots = Slots(p, hosting(p), space.values, keys, None)
+    assert lp_bound_module._slack_cost(slots, space.values, keys, False) < lp_bound_module._slack_cost(slots, space.values, keys, True)
+    real = lp_bound_module._slack_cost
+    monkeypatch.setattr(lp_bound_module, "_slack_cost", lambda s, v, k, limited: real(s, v, k, True))
+    huge = lp_bound(p, hosting(p), space.values, keys, start=())
+    assert small.converged and huge.converged
+    assert abs(small.value - huge.value) <= 1e-6 * max(1.0, huge.value)
+    assert max_profit(p, space.values, keys, small.certificate) <= 1e-6
+    cost = sum(slots.cost(c[0], c[1]) * n for c, n in small.solution)
+    assert abs(cost - small.value) <= 1e-6 * max(1.0, small.value)
+    entries = lambda c, s: lp_bound_module.supply_entries(c, slots, space.values, keys[s])  # noqa: E731
+    assert lp_bound_module._unmet(small.solution, range(len(keys)), keys, space.values, entries, None, 60.0) == []
