@@ -10,7 +10,8 @@ is one too. Its dual reads: find `μ_{s,j,σ} ≥ 0` (one per demand irrep of ea
 
 (`S` the supply of t through the double coset `a`, SPEC §4.4); then every covering design
 costs at least `Σ D μ - max_heads λ` (units, P/4). The types are far too many to list at real
-sizes, so the LP is solved over a few of them (the *master*), and a *pricing* program per
+sizes, so the LP is solved over a few of them (the *master*; a large one is kept in one HiGHS
+model and warm-started across the rounds: `_Master`), and a *pricing* program per
 subgroup `K'` — an integer program over the multiplicities of W — finds the type of largest
 `π(t) - c_t - [G:K'] λ` for the master's duals. When that is `δ > 0`, the duals scaled by
 `1/θ`, `θ = 1 + δ / c_min`, are still feasible for every type (Farley's bound), so each
@@ -51,6 +52,7 @@ PRICE_ENUMERATE = 5000  # types on a subgroup up to which pricing enumerates the
 EPS = 1e-7  # a pricing profit at most this is "no improving type"
 SHORT_EPS = 1e-6  # a shortfall at most this is "the key is met"
 SEPARATE_KEYS = 20  # keys joining the master per separation round at most
+WARM_VARIABLES = 8000  # a master of at least this many type variables (n_t and y) is warm-started from the last round's basis, a smaller one solved afresh
 FULL_PRICING = 4  # every this many exact pricing rounds price every subgroup (a certified bound); the others stop at the first improving subgroup
 
 def measured(problem: Problem, measure: str) -> tuple[Problem, str]:
@@ -230,7 +232,8 @@ class _Master:
     def add_keys(self, new: Iterable[int]) -> None:
         """The keys at positions `new` (not yet working) join: their supply rows and slacks,
         and their link rows with every type so far."""
-        new = [s for s in new if s not in set(self.work)]
+        have = set(self.work)
+        new = [s for s in dict.fromkeys(new) if s not in have]
         if not new:
             return
         names = []
@@ -295,6 +298,66 @@ class _Master:
         mu = {name: float(duals[r]) for r, name in self.supply if duals[r] > 0}
         lam = float(max(0.0, duals[self.heads_row])) if self.heads_row is not None else 0.0
         return sol, mu, lam
+
+
+def _master_program(cols, slots, values, wkeys, work, entries, big, max_heads):  # noqa: ANN001, ANN202
+    """The master LP over the columns `cols` and the working keys `work` (positions into the
+    keys; `wkeys` those keys) built at once, for one fresh solve: `(cost, rows, supply_rows,
+    nvar)` ((position in work, j, σ) of the first rows; the column of each type's n_t): a costly slack per supply row, then per type its n_t and y's
+    and its link rows `n_t - Σ y >= 0`, and the `max_heads` row last when there is one."""
+    supply_rows = [(w, j, g) for w, key in enumerate(wkeys) for j, vi in enumerate(key) for g, x in enumerate(values[vi].D.mults) if x > 0]
+    row_of = {r: i for i, r in enumerate(supply_rows)}
+    cost: list[float] = [big] * len(supply_rows)
+    rows: list[tuple[list[int], list[float], float, float]] = [
+        ([i], [1.0], float(values[wkeys[w][j]].D.mults[g]), np.inf) for i, (w, j, g) in enumerate(supply_rows)
+    ]
+    nvar: list[int] = []
+    heads_row = ([], [], -float(max_heads), np.inf) if max_heads is not None else None
+    for c in cols:
+        ref = slots.subs[c[0]]
+        n = len(cost)
+        nvar.append(n)
+        cost.append(slots.cost(c[0], c[1]))
+        if heads_row is not None:
+            heads_row[0].append(n)
+            heads_row[1].append(-float(ref.K.index))
+        for w, s in enumerate(work):
+            link = ([n], [1.0], 0.0, np.inf)  # n_t - Σ y ≥ 0
+            for j, sup in entries(c, s):
+                y = len(cost)
+                cost.append(0.0)
+                link[0].append(y)
+                link[1].append(-1.0)
+                for g in np.nonzero(sup)[0]:
+                    r = row_of.get((w, j, int(g)))
+                    if r is not None:
+                        rows[r][0].append(y)
+                        rows[r][1].append(float(sup[g]))
+            if len(link[0]) > 1:
+                rows.append(link)
+    if heads_row is not None:
+        rows.append(heads_row)
+    return cost, rows, supply_rows, nvar
+
+
+def _fresh_master(cols, slots, values, keys, work, entries, max_heads, time_limit, threads):  # noqa: ANN001, ANN202
+    """The master over `cols` and the working keys `work` built at once (`_master_program`,
+    the slack at the cost that holds under limits too) and solved afresh: `(solution, mu,
+    lam, nvar)` as `_Master.solve`, `mu` keyed by the position in `work`."""
+    cost, rows, supply_rows, nvar = _master_program(cols, slots, values, [keys[s] for s in work], work, entries,
+                                                    _slack_cost(slots, values, keys, True), max_heads)
+    sol = solver.solve_linear(cost, [0.0] * len(cost), [np.inf] * len(cost), rows, time_limit=time_limit, threads=threads)
+    if sol.status != "optimal" or sol.row_duals is None:
+        return sol, {}, 0.0, nvar
+    duals = sol.row_duals
+    mu = {r: float(duals[i]) for i, r in enumerate(supply_rows) if duals[i] > 0}
+    lam = float(max(0.0, duals[-1])) if max_heads is not None else 0.0
+    return sol, mu, lam, nvar
+
+
+def _master_size(cols, work, entries) -> int:  # noqa: ANN001
+    """The variables of the master over `cols` and the keys `work`: a type's n_t and its y's."""
+    return sum(1 + sum(len(entries(c, s)) for s in work) for c in cols)
 
 
 def _quick_pricing(slots, support, pools, values, wkeys, mu, lam, add) -> int:  # noqa: ANN001
@@ -451,22 +514,31 @@ def lp_bound(
     solution: tuple[tuple[Column, float], ...] = ()
     used: tuple[int, ...] = ()
     spent = [0]
-    master = _Master(slots, values, keys, entries, big, max_heads, threads)
-    master.add_keys(work)
+    master = _Master(slots, values, keys, entries, big, max_heads, threads)  # (filled once it is large: WARM_VARIABLES)
+    working = list(work)
+    warm = False
     while rounds < max_rounds and time.perf_counter() < deadline and (work_limit is None or spent[0] < work_limit):
         rounds += 1
-        # ---- the master LP over `cols` and the working keys, from the last round's basis
-        master.add_cols(cols[len(master.cols):])
-        work = master.work
-        wkeys = [keys[s] for s in work]
         left = deadline - time.perf_counter()
         if left <= 0:
             break
-        sol, mu, lam = master.solve(left)
+        # ---- the master LP over `cols` and the working keys: a large one from the last round's
+        # basis (`_Master`), a small one built at once and solved afresh
+        warm = warm or _master_size(cols, working, entries) >= WARM_VARIABLES
+        if warm:
+            master.add_keys(working)
+            master.add_cols(cols[len(master.cols):])
+            work = master.work
+            sol, mu, lam = master.solve(left)
+            nvar = master.nvar
+        else:
+            work = sorted(working)
+            sol, mu, lam, nvar = _fresh_master(cols, slots, values, keys, work, entries, max_heads, left, threads)
+        wkeys = [keys[s] for s in work]
         spent[0] += sol.work
         if sol.status != "optimal" or sol.row_duals is None:
             break
-        solution = tuple((c, float(sol.values[n])) for c, n in zip(master.cols, master.nvar) if sol.values[n] > 1e-9)
+        solution = tuple((c, float(sol.values[n])) for c, n in zip(cols, nvar) if sol.values[n] > 1e-9)
         support = tuple(c for c, _ in solution)
         used = tuple(sorted({work[w] for w, _, _ in mu}))
         # ---- quick pricing: the profits of joins of the LP's types and of the candidates
@@ -481,7 +553,7 @@ def lp_bound(
             if short is None:
                 break
             if short:
-                master.add_keys(s for _, s in short[:SEPARATE_KEYS])
+                working.extend(s for _, s in short[:SEPARATE_KEYS])
                 continue
         # ---- exact pricing (a certified bound); every FULL_PRICING-th round prices all subgroups
         exact_rounds += 1
@@ -507,12 +579,15 @@ def lp_bound(
         if new == 0:
             break
     units, value, converged, cert = (best.units, best.value, best.converged, best.certificate) if best is not None else (0, 0.0, False, None)
-    if converged and deadline - time.perf_counter() > 0:
-        # the fractional design from a fresh solve of the last master (the same LP): the warm
-        # starts end at an optimal vertex spread over more types, which rounds up worse
-        sol, _, _ = master.solve(deadline - time.perf_counter(), fresh=True)
+    if converged and warm and deadline - time.perf_counter() > 0:
+        # the fractional design from the last master's LP built at once and solved afresh:
+        # the warm starts end at other optimal vertices, spread over more types, whose
+        # rounded designs are worse or past the checker's limits (the rounding, O14, and the
+        # restricted programs over the support were made on these)
+        sol, _, _, nvar = _fresh_master(master.cols, slots, values, keys, sorted(master.work), entries, max_heads,
+                                        deadline - time.perf_counter(), threads)
         spent[0] += sol.work
         if sol.status == "optimal":
-            solution = tuple((c, float(sol.values[n])) for c, n in zip(master.cols, master.nvar) if sol.values[n] > 1e-9)
+            solution = tuple((c, float(sol.values[n])) for c, n in zip(master.cols, nvar) if sol.values[n] > 1e-9)
             support = tuple(c for c, _ in solution)
     return LPBound(units, value, converged, rounds, tuple(cols), support, cert, used, solution, spent[0])

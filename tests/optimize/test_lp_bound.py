@@ -326,28 +326,39 @@ def test_partial_rounds_ask_the_subgroups_that_last_improved_first(monkeypatch):
 
 
 @pytest.mark.parametrize("row", [r for r in PRICING_ROWS if int(r["H"]) >= 2][::2] + LARGER[::4], ids=lambda r: f"{r['group']}-{r['V']}-{r['H']}-{r['d']}")
-def test_a_small_slack_cost_leaves_the_lp_optimum_unchanged(row, monkeypatch):
-    """Without compute limits the master's slack costs twice the dearest type (`_slack_cost`):
-    a slack in use would have a dual that makes every type supplying its row price out, so
-    at convergence no slack is used and the optimum is that of the LP with the old, huge
-    slack cost (the sum of every subgroup's largest type times the demanded irreps). The
-    small cost is what lets the warm-started master solve (HiGHS' dual simplex failed with
-    costs from 2e3 to 2e9). The fractional design returned is an optimum of the last
-    master: its cost is the bound's value and it meets every key."""
+def test_the_warm_started_master_has_the_lp_optimum_of_masters_solved_afresh(row, monkeypatch):
+    """A master of at least `WARM_VARIABLES` variables is kept in one HiGHS model and solved
+    from the last round's basis, with its slack at twice the dearest type's cost (Lemma
+    O11s); a smaller one is built and solved afresh, with the huge slack cost. With every
+    master warm (`WARM_VARIABLES = 0`) the LP optimum is the one of the fresh masters, the
+    certificate is valid against every type, and the fractional design returned is an
+    optimum of the last master: its cost is the bound's value and it meets every key."""
     p = Problem.create(row["group"], row["V"], int(row["H"]), int(row["d"]))
     space = ScenarioSpace(p)
     keys = _keys(space, random.Random(2))
     assert keys
-    small = lp_bound(p, hosting(p), space.values, keys, start=())
     slots = Slots(p, hosting(p), space.values, keys, None)
     assert lp_bound_module._slack_cost(slots, space.values, keys, False) < lp_bound_module._slack_cost(slots, space.values, keys, True)
-    real = lp_bound_module._slack_cost
-    monkeypatch.setattr(lp_bound_module, "_slack_cost", lambda s, v, k, limited: real(s, v, k, True))
-    huge = lp_bound(p, hosting(p), space.values, keys, start=())
-    assert small.converged and huge.converged
-    assert abs(small.value - huge.value) <= 1e-6 * max(1.0, huge.value)
-    assert max_profit(p, space.values, keys, small.certificate) <= 1e-6
-    cost = sum(slots.cost(c[0], c[1]) * n for c, n in small.solution)
-    assert abs(cost - small.value) <= 1e-6 * max(1.0, small.value)
+    fresh = lp_bound(p, hosting(p), space.values, keys, start=())
+    monkeypatch.setattr(lp_bound_module, "WARM_VARIABLES", 0)
+    warm = lp_bound(p, hosting(p), space.values, keys, start=())
+    assert fresh.converged and warm.converged
+    assert abs(warm.value - fresh.value) <= 1e-6 * max(1.0, fresh.value)
+    assert max_profit(p, space.values, keys, warm.certificate) <= 1e-6
+    cost = sum(slots.cost(c[0], c[1]) * n for c, n in warm.solution)
+    assert abs(cost - warm.value) <= 1e-6 * max(1.0, warm.value)
     entries = lambda c, s: lp_bound_module.supply_entries(c, slots, space.values, keys[s])  # noqa: E731
-    assert lp_bound_module._unmet(small.solution, range(len(keys)), keys, space.values, entries, None, 60.0) == []
+    assert lp_bound_module._unmet(warm.solution, range(len(keys)), keys, space.values, entries, None, 60.0) == []
+
+
+def test_a_search_with_every_master_warm_started_proves_an_h16_optimum(monkeypatch):
+    """C4, 16xregular, H = 16, d = 8 under a work limit (one path every run), every master
+    warm-started (`WARM_VARIABLES = 0`): the optimum (28672 parameters) is proven as with the
+    fresh masters (`test_fixing.test_search_proves_an_h16_optimum`). Without the fresh solve of
+    the last master for the fractional design, the warm starts' vertex rounded up to a design
+    of 16384 units with no counterexample, and the search ended unproven at its type limit
+    (28672 >= 28464)."""
+    monkeypatch.setattr(lp_bound_module, "WARM_VARIABLES", 0)
+    p = Problem.create("C4", "16xregular", 16, 8)
+    res = search(p, Budget.starting(150, work_limit=100_000))
+    assert res.status == "optimal" and res.design.params == 28672
