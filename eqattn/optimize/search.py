@@ -326,12 +326,7 @@ def seed_for(
         columns = lp.columns
         active = set(lp.active)
         cert = lp.certificate  # (its positions: into the keys it was computed over, a prefix of res.keys)
-    carried = res.seed_certificate  # (the search was proven by its own seed's certificate: hand that on when it is stronger)
-    if carried is not None and (cert is None or carried.value(res.values, res.keys, None) > cert.value(res.values, res.keys, None)):
-        cert = carried
-        if not columns and res.seed is not None:
-            columns = res.seed.columns
-    if cert is not None:
-        active |= {s for s, _, _, _ in cert.mu}
+        if cert is not None:
+            active |= {s for s, _, _, _ in cert.mu}
     log.debug("seed H = %d: %s, %s units, lower %d, %d keys", sub.heads, res.status, None if res.design is None else res.design.params // 4, res.lower_units, len(res.keys))
     return Seed(k, res.design, res.demand_keys(), tuple(sorted(active)), tuple(columns), cert)

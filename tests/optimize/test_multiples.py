@@ -306,31 +306,3 @@ def test_a_smaller_problem_proven_once_in_a_call_is_not_searched_again(caplog):
     assert proven.status == "optimal" and fresh.get(small, ss.ComputeLimits()) is None
     fresh.put(small, ss.ComputeLimits(), proven)
     assert fresh.get(small, ss.ComputeLimits()) is proven and fresh.get(small, ss.ComputeLimits(max_head_dim=1)) is None
-
-
-def test_a_search_proven_by_its_seed_hands_the_carried_certificate_on(monkeypatch):
-    """C8, 8×regular, d = 4: the H = 4 search's certificate, carried to H = 8 (O16c), proves
-    the H = 8 optimum (6144 parameters); that carried certificate is the H = 8 search's
-    `seed_certificate`, and `seed_for` hands it on to H = 16 even when the H = 8 search ran
-    no LP of its own (its `best_lp` None): carried once more it proves 12288. (Without it
-    H = 16 had no certificate and needed an LP of its own.)"""
-    import dataclasses
-
-    from eqattn.optimize.catalogue import DemandCatalogue
-    from eqattn.optimize.multiples import multiply_certificate
-
-    mid = Problem.create("C8", "8xregular", 8, 4)
-    b = Budget.starting(60)
-    res = search(mid, b, seed=lambda end, used: seed_for(mid, b, end, None, used=used))
-    assert res.status == "optimal" and res.design.params == 6144
-    assert res.seed_certificate is not None and res.seed_lower == 6144 // 4
-    assert res.seed_certificate.value(res.values, res.keys, None) >= res.seed_lower - 1e-6
-    monkeypatch.setattr(ss, "_sub_search", lambda *a, **k: dataclasses.replace(res, best_lp=None))
-    big = Problem.create("C8", "8xregular", 16, 4)
-    seed = seed_for(big, Budget.starting(60), time.perf_counter() + 60)
-    assert seed is not None and seed.certificate is res.seed_certificate and seed.columns
-    cat = DemandCatalogue(big)
-    keys = list(dict.fromkeys(tuple(sorted(cat.intern(d) for d in multiply_key(dems, 2, big.V))) for dems in seed.keys))
-    index = {k: i for i, k in enumerate(keys)}
-    cert = multiply_certificate(seed.certificate, seed.keys, 2, big.V, cat.intern, index)
-    assert 4 * math.ceil(cert.value(cat.values, keys, None) - 1e-6) == 12288

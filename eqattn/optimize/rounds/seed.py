@@ -35,7 +35,6 @@ def plant_seed(state: SearchState, seed: Seed) -> None:
         cert = multiply_certificate(seed.certificate, seed.keys, seed.k, problem.V, cat.intern, index)
         if cert is not None:
             state.seed_lower = int(math.ceil(cert.value(cat.values, state.keys, None) - 1e-6))
-            state.seed_certificate = cert
             state.lower = max(state.lower, state.seed_lower)
     state.lp_active = tuple(sorted({at[i] for i in seed.active}))
     state.working |= set(state.lp_active) if state.lp_active else set(at)  # (no LP bound there: all its keys)
