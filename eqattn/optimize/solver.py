@@ -316,3 +316,106 @@ def solve_linear(
     duals = np.asarray(sol.row_dual, dtype=float) if (not mip and status == "optimal" and sol.dual_valid) else None
     work = max(0, int(info.simplex_iteration_count)) + (max(0, int(info.mip_node_count)) if mip else 0)
     return LinearSolution(status, obj, bound, values, duals, None, work)
+
+
+class GrowingLP:
+    """A linear program `min cost·x, lo ≤ A x ≤ hi, lb ≤ x ≤ ub` kept in one HiGHS model and
+    grown between solves by rows (`add_rows`, over the columns so far) and columns
+    (`add_cols`, over the rows so far); each `solve` starts from the last optimal basis (new
+    columns nonbasic at their bound, new rows basic), so a column or row generation loop
+    pays a few simplex pivots per round where a fresh solve pays them all. The answer is the
+    LP's optimum either way; a degenerate LP may give other optimal duals than a fresh solve.
+
+        >>> lp = GrowingLP()
+        >>> lp.add_rows([2.0], [np.inf], [([], [])])             # x0 + 2 x1 >= 2, no column yet
+        [0]
+        >>> lp.add_cols([1.0, 1.0], [0.0, 0.0], [np.inf, np.inf], [([0], [1.0]), ([0], [2.0])])
+        [0, 1]
+        >>> s = lp.solve(); round(s.objective, 6), [round(float(y), 6) for y in s.row_duals]
+        (1.0, [0.5])
+        >>> lp.add_cols([0.25], [0.0], [np.inf], [([0], [1.0])]); round(lp.solve().objective, 6)
+        [2]
+        0.5
+    """
+
+    def __init__(self, threads: int | None = None) -> None:
+        self._h = _configured_highs(threads, None)
+        # (the dual simplex perturbs the costs at each solve and removes the perturbation
+        # after: from a warm basis that costs thousands of pivots, as many as a fresh solve;
+        # unperturbed, a round of column generation takes tens to hundreds)
+        self._h.setOptionValue("dual_simplex_cost_perturbation_multiplier", 0.0)
+        self.num_rows = 0
+        self.num_cols = 0
+        self.fresh_solves = 0  # solves that fell back to a fresh start (a failure from the last basis)
+
+    @staticmethod
+    def _packed(entries: list[tuple[list[int], list[float]]]) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+        starts = np.zeros(len(entries), dtype=np.int32)
+        index: list[int] = []
+        value: list[float] = []
+        for i, (idx, coef) in enumerate(entries):
+            starts[i] = len(index)
+            index.extend(idx)
+            value.extend(coef)
+        return len(index), starts, np.asarray(index, dtype=np.int32), np.asarray(value, dtype=float)
+
+    def add_rows(self, lo: list[float], hi: list[float], entries: list[tuple[list[int], list[float]]]) -> list[int]:
+        """Rows `lo ≤ Σ coef·x[idx] ≤ hi` (±inf allowed) over existing columns; their indices."""
+        import highspy
+
+        if not lo:
+            return []
+        inf = highspy.kHighsInf
+        nnz, starts, index, value = self._packed(entries)
+        if self._h.addRows(len(lo), np.maximum(np.asarray(lo, dtype=float), -inf), np.minimum(np.asarray(hi, dtype=float), inf),
+                           nnz, starts, index, value) == highspy.HighsStatus.kError:
+            raise RuntimeError(f"internal error: HiGHS refused {len(lo)} rows over {self.num_cols} columns")
+        first, self.num_rows = self.num_rows, self.num_rows + len(lo)
+        return list(range(first, self.num_rows))
+
+    def add_cols(self, cost: list[float], lb: list[float], ub: list[float], entries: list[tuple[list[int], list[float]]]) -> list[int]:
+        """Columns with their coefficients in existing rows (`entries`: row indices, values); their indices."""
+        import highspy
+
+        if not cost:
+            return []
+        inf = highspy.kHighsInf
+        nnz, starts, index, value = self._packed(entries)
+        if self._h.addCols(len(cost), np.asarray(cost, dtype=float), np.maximum(np.asarray(lb, dtype=float), -inf),
+                           np.minimum(np.asarray(ub, dtype=float), inf), nnz, starts, index, value) == highspy.HighsStatus.kError:
+            raise RuntimeError(f"internal error: HiGHS refused {len(cost)} columns over {self.num_rows} rows")
+        first, self.num_cols = self.num_cols, self.num_cols + len(cost)
+        return list(range(first, self.num_cols))
+
+    def solve(self, time_limit: float | None = None, fresh: bool = False) -> LinearSolution:
+        """The optimum from the last basis (`fresh`: from none, as a new model would be
+        solved), within `time_limit` seconds of this solve (HiGHS counts its limit over the
+        model's whole life: the limit is set past its run time)."""
+        import highspy
+
+        h = self._h
+        S = highspy.HighsModelStatus
+        t0 = time.perf_counter()
+        for fresh in ((True,) if fresh else (False, True)):
+            left = None if time_limit is None else float(time_limit) - (time.perf_counter() - t0)
+            h.setOptionValue("time_limit", max(float(h.getRunTime()) + left, 0.01) if left is not None else highspy.kHighsInf)
+            if fresh:  # (the dual simplex can fail from a basis that badly scaled costs make hard: solve afresh)
+                self.fresh_solves += 1
+                h.clearSolver()
+            ran = h.run()
+            if ran != highspy.HighsStatus.kError and h.getModelStatus() in (S.kOptimal, S.kInfeasible, S.kTimeLimit):
+                break
+        if ran == highspy.HighsStatus.kError:
+            return LinearSolution("unknown", None, -float("inf"), None, None,
+                                  f"HiGHS failed on a program of {self.num_cols} variables and {self.num_rows} rows")
+        st = h.getModelStatus()
+        info = h.getInfo()
+        sol = h.getSolution()
+        work = max(0, int(info.simplex_iteration_count))
+        if st == S.kOptimal and info.primal_solution_status == 2:
+            obj = float(info.objective_function_value)
+            duals = np.asarray(sol.row_dual, dtype=float) if sol.dual_valid else None
+            return LinearSolution("optimal", obj, obj, np.asarray(sol.col_value, dtype=float), duals, None, work)
+        if st == S.kInfeasible:
+            return LinearSolution("infeasible", None, float("inf"), None, None, None, work)
+        return LinearSolution("unknown", None, -float("inf"), None, None, None, work)

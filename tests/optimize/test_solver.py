@@ -36,3 +36,94 @@ def test_a_second_thread_count_in_one_process_still_solves():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["optimal"] * 4
+
+
+def _random_step(rng, lp, rows, cols):  # noqa: ANN001
+    """Grow `lp` and the plain copy (`rows`: (idx, coef, lo, hi); `cols`: costs) alike: a few
+    covering rows over the columns so far, or a few columns with entries in the rows so far."""
+    import numpy as np
+
+    if rng.random() < 0.4 or not rows:
+        new = []
+        for _ in range(rng.randint(1, 4)):
+            idx = sorted(rng.sample(range(len(cols)), min(len(cols), rng.randint(0, 3))))
+            coef = [float(rng.randint(1, 4)) for _ in idx]
+            new.append((idx, coef, float(rng.randint(1, 6)), np.inf))
+        lp.add_rows([r[2] for r in new], [r[3] for r in new], [(r[0], r[1]) for r in new])
+        rows.extend(new)
+    else:
+        k = rng.randint(1, 5)
+        entries = []
+        for _ in range(k):
+            idx = sorted(rng.sample(range(len(rows)), min(len(rows), rng.randint(1, 4))))
+            entries.append((idx, [float(rng.randint(1, 5)) for _ in idx]))
+        cost = [float(rng.randint(1, 9)) for _ in range(k)]
+        first = len(cols)
+        lp.add_cols(cost, [0.0] * k, [np.inf] * k, entries)
+        cols.extend(cost)
+        for c, (idx, coef) in enumerate(entries):
+            for r, a in zip(idx, coef):
+                rows[r][0].append(first + c)
+                rows[r][1].append(a)
+
+
+def test_a_grown_program_has_the_optimum_of_the_same_program_built_at_once():
+    """`GrowingLP` (the LP bound's master): after every step of rows or columns added, its
+    warm-started optimum is that of `solve_linear` on the whole program built afresh (and it
+    is infeasible exactly when that is), and its duals are optimal: `cost - Aᵀy ≥ 0`, `y ≥ 0`
+    on the covering rows, `b·y` the optimum."""
+    import random
+
+    import numpy as np
+
+    for seed in range(12):
+        rng = random.Random(seed)
+        lp, rows, cols = solver.GrowingLP(), [], []
+        lp.add_cols([1000.0] * 3, [0.0] * 3, [np.inf] * 3, [([], [])] * 3)  # (costly columns: a start that may cover nothing)
+        cols.extend([1000.0] * 3)
+        for _ in range(10):
+            _random_step(rng, lp, rows, cols)
+            grown = lp.solve()
+            whole = solver.solve_linear(cols, [0.0] * len(cols), [np.inf] * len(cols), [(list(i), list(c), lo, hi) for i, c, lo, hi in rows])
+            assert grown.status == whole.status, (seed, grown, whole)
+            if whole.status != "optimal":
+                continue
+            assert abs(grown.objective - whole.objective) <= 1e-6 * max(1.0, abs(whole.objective)), seed
+            y = grown.row_duals
+            assert (y >= -1e-9).all()
+            reduced = np.array(cols, dtype=float)
+            for (idx, coef, _, _), yr in zip(rows, y):
+                for i, a in zip(idx, coef):
+                    reduced[i] -= a * yr
+            assert (reduced >= -1e-6).all(), seed
+            assert abs(sum(r[2] * yr for r, yr in zip(rows, y)) - whole.objective) <= 1e-6 * max(1.0, whole.objective)
+
+
+def test_a_failed_warm_solve_is_solved_afresh():
+    """When HiGHS fails from the last basis (seen: the dual simplex's ratio test with costs
+    from 2e3 to 2e9), `GrowingLP.solve` solves once more from no basis and counts it."""
+    import highspy
+    import numpy as np
+
+    lp = solver.GrowingLP()
+    lp.add_rows([2.0], [np.inf], [([], [])])
+    lp.add_cols([1.0, 1.0], [0.0, 0.0], [np.inf, np.inf], [([0], [1.0]), ([0], [2.0])])
+    assert lp.solve().objective == 1.0 and lp.fresh_solves == 0
+
+    class FailsOnce:
+        def __init__(self, h):  # noqa: ANN001
+            self.h, self.failed = h, False
+
+        def run(self):  # noqa: ANN202
+            if not self.failed:
+                self.failed = True
+                return highspy.HighsStatus.kError
+            return self.h.run()
+
+        def __getattr__(self, name):  # noqa: ANN001, ANN204
+            return getattr(self.h, name)
+
+    lp._h = FailsOnce(lp._h)
+    lp.add_cols([0.25], [0.0], [np.inf], [([0], [1.0])])
+    s = lp.solve()
+    assert (s.status, round(s.objective, 9), lp.fresh_solves) == ("optimal", 0.5, 1)
