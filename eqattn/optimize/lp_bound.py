@@ -11,7 +11,7 @@ is one too. Its dual reads: find `μ_{s,j,σ} ≥ 0` (one per demand irrep of ea
 (`S` the supply of t through the double coset `a`, SPEC §4.4); then every covering design
 costs at least `Σ D μ - max_heads λ` (units, P/4). The types are far too many to list at real
 sizes, so the LP is solved over a few of them (the *master*; once solving it afresh is slow, kept in one HiGHS
-model and warm-started across the rounds: `_Master`), and a *pricing* program per
+model and warm-started across the rounds: `MasterRounds`), and a *pricing* program per
 subgroup `K'` — an integer program over the multiplicities of W — finds the type of largest
 `π(t) - c_t - [G:K'] λ` for the master's duals. When that is `δ > 0`, the duals scaled by
 `1/θ`, `θ = 1 + δ / c_min`, are still feasible for every type (Farley's bound), so each
@@ -43,7 +43,7 @@ from ..attention.hosting import Hosting
 from . import solver
 from .hosts import box
 from .lp_duals import Certificate, Column, Slots, profits, supply_entries
-from .lp_master import _fresh_master, _Master, _slack_cost
+from .lp_master import MasterRounds, _slack_cost
 
 MAX_ROUNDS = 200  # column-generation rounds in one call (quick and exact pricing rounds)
 QUICK_COLUMNS = 3  # columns added per subgroup by one quick pricing round
@@ -336,47 +336,30 @@ def lp_bound(
     demanding = [s for s, key in enumerate(keys) if any(any(values[vi].D.mults) for vi in key)]
     if not demanding:
         return LPBound(0, 0.0, True, 0, tuple(cols), (), Certificate((), 0.0, 1.0), ())
-    work = sorted({int(a) for a in active if 0 <= int(a) < len(keys)} & set(demanding)) or demanding[:1]
+    working = sorted({int(a) for a in active if 0 <= int(a) < len(keys)} & set(demanding)) or demanding[:1]
     big = _slack_cost(slots, values, keys, max_heads is not None or max_head_dim is not None)
+    master = MasterRounds(slots, values, keys, entries, big, max_heads, threads, WARM_ITERATIONS)
     best: LPBound | None = None
     rounds = exact_rounds = 0
     yielded: dict[int, int] = {}  # subgroup -> the last exact round in which its pricing gave a new type
-    support: tuple[Column, ...] = ()
     solution: tuple[tuple[Column, float], ...] = ()
-    used: tuple[int, ...] = ()
+    used: tuple[int, ...] = ()  # the keys with a positive dual in the last master (the next call's start)
     spent = [0]
-    master = _Master(slots, values, keys, entries, big, max_heads, threads)  # (filled once a fresh solve is slow: WARM_ITERATIONS)
-    working = list(work)
-    warm = False
-    fresh_work = 0  # simplex iterations of the last master solved afresh
     while rounds < max_rounds and time.perf_counter() < deadline and (work_limit is None or spent[0] < work_limit):
         rounds += 1
         left = deadline - time.perf_counter()
         if left <= 0:
             break
-        # ---- the master LP over `cols` and the working keys: built at once and solved afresh
-        # until that takes WARM_ITERATIONS, then from the last round's basis (`_Master`)
-        warm = warm or fresh_work >= WARM_ITERATIONS
-        if warm:
-            master.add_keys(working)
-            master.add_cols(cols[len(master.cols):])
-            work = master.work
-            sol, mu, lam = master.solve(left)
-            nvar = master.nvar
-        else:
-            work = sorted(working)
-            sol, mu, lam, nvar = _fresh_master(cols, slots, values, keys, work, entries, max_heads, left, threads)
-            fresh_work = sol.work
+        sol, mu, lam, nvar = master.solve(cols, working, left)
+        work = master.work
         wkeys = [keys[s] for s in work]
         spent[0] += sol.work
         if sol.status != "optimal" or sol.row_duals is None:
             break
         solution = tuple((c, float(sol.values[n])) for c, n in zip(cols, nvar) if sol.values[n] > 1e-9)
-        support = tuple(c for c, _ in solution)
         used = tuple(sorted({work[w] for w, _, _ in mu}))
         # ---- quick pricing: the profits of joins of the LP's types and of the candidates
-        new = _quick_pricing(slots, support, pools, values, wkeys, mu, lam, add)
-        if new:
+        if _quick_pricing(slots, tuple(c for c, _ in solution), pools, values, wkeys, mu, lam, add):
             continue
         # ---- row generation: the keys outside the working set the master's solution does not meet
         inside = set(work)
@@ -392,35 +375,31 @@ def lp_bound(
         exact_rounds += 1
         theta, priced, improving, new, exact = _exact_pricing(
             slots, values, wkeys, mu, lam, max_head_dim, deadline, work_limit, threads, spent, add,
-            exact_rounds % FULL_PRICING != 1, yielded, new,
+            exact_rounds % FULL_PRICING != 1, yielded, 0,
         )
         yielded.update((sub, exact_rounds) for sub in improving)
         if priced:
-            cert = Certificate(tuple((work[w], j, g, m) for (w, j, g), m in sorted(mu.items())), lam, theta)
-            value = cert.value(values, keys, max_heads)
-            units = max(0, int(math.ceil(value - 1e-6)))
             # converged: every key met (none outside short) and no type prices out: θ = 1, or
             # every pricing program solved and none found a type that is not in the master
             # already (a profit within the master's tolerances). A pricing program stopped
             # early with no type found leaves θ > 1 and no new column: a valid bound, not
             # the LP optimum (it must not replace a better bound of an earlier round)
             converged = theta <= 1.0 + 1e-12 or (new == 0 and exact)
+            cert = Certificate(tuple((work[w], j, g, m) for (w, j, g), m in sorted(mu.items())), lam, theta)
+            value = cert.value(values, keys, max_heads)
             if best is None or value > best.value or converged:  # the LP optimum: no Farley bound exceeds it
-                best = LPBound(units, value, converged, rounds, tuple(cols), support, cert, used, solution)
+                best = LPBound(max(0, int(math.ceil(value - 1e-6))), value, converged, rounds, tuple(cols), tuple(c for c, _ in solution), cert, used, solution)
             if converged:
                 break
         if new == 0:
             break
-    units, value, converged, cert = (best.units, best.value, best.converged, best.certificate) if best is not None else (0, 0.0, False, None)
-    if converged and warm and deadline - time.perf_counter() > 0:
-        # the fractional design from the last master's LP built at once and solved afresh:
-        # the warm starts end at other optimal vertices, spread over more types, whose
-        # rounded designs are worse or past the checker's limits (the rounding, O14, and the
-        # restricted programs over the support were made on these)
-        sol, _, _, nvar = _fresh_master(master.cols, slots, values, keys, sorted(master.work), entries, max_heads,
-                                        deadline - time.perf_counter(), threads)
+    if best is None:
+        return LPBound(0, 0.0, False, rounds, tuple(cols), tuple(c for c, _ in solution), None, used, solution, spent[0])
+    if best.converged and master.warm and deadline - time.perf_counter() > 0:
+        # the fractional design from the last master solved afresh (`MasterRounds.fresh_solution`)
+        sol, fresh = master.fresh_solution(deadline - time.perf_counter())
         spent[0] += sol.work
-        if sol.status == "optimal":
-            solution = tuple((c, float(sol.values[n])) for c, n in zip(master.cols, nvar) if sol.values[n] > 1e-9)
-            support = tuple(c for c, _ in solution)
-    return LPBound(units, value, converged, rounds, tuple(cols), support, cert, used, solution, spent[0])
+        if fresh is not None:
+            solution = fresh
+    return LPBound(best.units, best.value, best.converged, rounds, tuple(cols), tuple(c for c, _ in solution), best.certificate, used,
+                   solution, spent[0])

@@ -1,7 +1,7 @@
-"""The master LP of the LP bound (lp_bound.py, docs/theory-scale.md O11): built at once and
-solved afresh (`_fresh_master`), or kept in one HiGHS model and warm-started across the
-rounds (`_Master`, once a fresh solve is slow), and the cost of its slacks (`_slack_cost`,
-Lemma O11s).
+"""The master LP of the LP bound (lp_bound.py, docs/theory-scale.md O11), round by round
+(`MasterRounds`): built at once and solved afresh (`_fresh_master`), or kept in one HiGHS
+model and warm-started across the rounds (`_Master`, once a fresh solve is slow); and the
+cost of its slacks (`_slack_cost`, Lemma O11s).
 """
 
 from __future__ import annotations
@@ -105,6 +105,50 @@ class _Master:
         mu = {name: float(duals[r]) for r, name in self.supply if duals[r] > 0}
         lam = float(max(0.0, duals[self.heads_row])) if self.heads_row is not None else 0.0
         return sol, mu, lam
+
+
+class MasterRounds:
+    """The master LP of each round of one `lp_bound` call: built at once and solved afresh
+    (`_fresh_master`) until a fresh solve took `warm_after` simplex iterations, from then on
+    kept in one model and warm-started from the last round's basis (`_Master`). `warm` says
+    which; `work` lists the working keys (positions into `keys`) of the last solve, the
+    order its duals `mu` are keyed by."""
+
+    def __init__(self, slots: Slots, values: Sequence[Demand], keys: Sequence[tuple[int, ...]], entries, big: float,  # noqa: ANN001
+                 max_heads: int | None, threads: int | None, warm_after: int) -> None:
+        self.slots, self.values, self.keys, self.entries, self.max_heads, self.threads = slots, values, keys, entries, max_heads, threads
+        self.model = _Master(slots, values, keys, entries, big, max_heads, threads)  # (filled once warm)
+        self.warm_after = warm_after
+        self.warm = False
+        self.work: list[int] = []
+        self._fresh_work = 0  # simplex iterations of the last master solved afresh
+
+    def solve(self, cols: Sequence[Column], working: Iterable[int], time_limit: float) -> tuple[solver.LinearSolution, dict, float, list[int]]:
+        """The master over the types `cols` and the keys `working`: `(solution, mu, lam,
+        nvar)` (`nvar`: the column of each type's n_t)."""
+        self.warm = self.warm or self._fresh_work >= self.warm_after
+        if self.warm:
+            m = self.model
+            m.add_keys(working)
+            m.add_cols(cols[len(m.cols):])
+            self.work = m.work
+            sol, mu, lam = m.solve(time_limit)
+            return sol, mu, lam, m.nvar
+        self.work = sorted(working)
+        sol, mu, lam, nvar = _fresh_master(cols, self.slots, self.values, self.keys, self.work, self.entries, self.max_heads, time_limit, self.threads)
+        self._fresh_work = sol.work
+        return sol, mu, lam, nvar
+
+    def fresh_solution(self, time_limit: float) -> tuple[solver.LinearSolution, tuple[tuple[Column, float], ...] | None]:
+        """The warm model's last master built at once and solved afresh: `(solution, (type,
+        n_t > 0) of its optimum or None)`. The warm starts end at other optimal vertices,
+        spread over more types, whose rounded designs are worse or past the checker's limits
+        (the rounding, O14, and the restricted programs over the support were made on these)."""
+        m = self.model
+        sol, _, _, nvar = _fresh_master(m.cols, self.slots, self.values, self.keys, sorted(m.work), self.entries, self.max_heads, time_limit, self.threads)
+        if sol.status != "optimal":
+            return sol, None
+        return sol, tuple((c, float(sol.values[n])) for c, n in zip(m.cols, nvar) if sol.values[n] > 1e-9)
 
 
 def _master_program(cols, slots, values, wkeys, work, entries, big, max_heads):  # noqa: ANN001, ANN202
