@@ -3,12 +3,15 @@
     PYTHONPATH=. python3 benchmarks/induced.py                         # every problem below, 60 s each run (about 20 min)
     PYTHONPATH=. python3 benchmarks/induced.py --only Ih:4xregular:8:60 --time-limit 120
     PYTHONPATH=. python3 benchmarks/induced.py --csv /tmp/induced.csv
+    PYTHONPATH=. python3 benchmarks/induced.py --switch lift           # the parity split's lifted keys on / off (O21d)
 
 Each problem is solved by `optimize` twice, each run in its own process and one after the
 other: as shipped (a finite group of order >= INDUCE_MIN_ORDER with an index-2 subgroup takes
 the design induced from that subgroup's search as a candidate, `search._plant_induced`), and
 the baseline with the induced design switched off (the child process raises
-`induced.INDUCE_MIN_ORDER` above every order; nothing else changes). Every row prints status,
+`induced.INDUCE_MIN_ORDER` above every order; nothing else changes). With `--switch lift`
+the baseline keeps the induced design and the parity split's bound (O21) but not the parts'
+keys lifted into the search (`search.PARITY_LIFT`, Lemma O21d). Every row prints status,
 parameters, lower bound, gap and wall time of both runs, and the ratios with / without of
 the parameters and of the bound.
 
@@ -41,13 +44,15 @@ PROBLEMS = [("Ih", "4xregular", 8, 60), ("S5", "4xregular", 8, 60), ("A5xC2", "4
             ("Oh", "regular", 8, 16), ("Oh", "2xregular", 8, 32), ("D4h", "64xvector + 64xtrivial", 8, 64)]
 
 
-def _run(spec, tl: float, induce: bool) -> tuple:  # noqa: ANN001
+def _run(spec, tl: float, induce: bool, switch: str = "induced") -> tuple:  # noqa: ANN001
     from eqattn.attention import Problem
-    from eqattn.optimize import induced, optimize
+    from eqattn.optimize import induced, optimize, search
 
     t0 = time.perf_counter()
     p = Problem.create(*spec)
-    if not induce:
+    if switch == "lift":
+        search.PARITY_LIFT = induce  # the baseline: the parity split's bound without its lifted keys
+    elif not induce:
         induced.INDUCE_MIN_ORDER = 10**9  # the baseline: no group is large enough to be induced to
         if induced.induce_from(p) is not None:  # the switch no longer reaches the search (a renamed constant)
             raise RuntimeError("the baseline still induces: induced.INDUCE_MIN_ORDER is not what induce_from reads")
@@ -57,8 +62,8 @@ def _run(spec, tl: float, induce: bool) -> tuple:  # noqa: ANN001
     return (r.status, j.get("design_params"), j.get("lower_bound"), used, time.perf_counter() - t0, "")
 
 
-def run_one(spec, tl: float, induce: bool) -> tuple:  # noqa: ANN001
-    return in_child(_run, (spec, tl, induce), 2 * tl + 60, lambda st, msg, s: (st, None, None, False, s, msg))
+def run_one(spec, tl: float, induce: bool, switch: str = "induced") -> tuple:  # noqa: ANN001
+    return in_child(_run, (spec, tl, induce, switch), 2 * tl + 60, lambda st, msg, s: (st, None, None, False, s, msg))
 
 
 def _fmt(r: tuple) -> str:
@@ -78,19 +83,22 @@ def main() -> int:
     ap.add_argument("--only", default=None, help="G:V:H:d[,G:V:H:d...]")
     ap.add_argument("--time-limit", type=float, default=60.0)
     ap.add_argument("--csv", default=None)
+    ap.add_argument("--switch", choices=("induced", "lift"), default="induced",
+                    help="what the baseline turns off: the induced design (O20) or the parity split's lifted keys (O21d)")
     a = ap.parse_args()
     specs = PROBLEMS if not a.only else [tuple(int(x) if i >= 2 else x for i, x in enumerate(s.split(":"))) for s in a.only.split(",")]
     rows = []
     for spec in specs:
-        with_ = run_one(spec, a.time_limit, True)
-        without = run_one(spec, a.time_limit, False)
+        with_ = run_one(spec, a.time_limit, True, a.switch)
+        without = run_one(spec, a.time_limit, False, a.switch)
         rows.append((spec, with_, without))
         print(f"{spec[0]:<6} {spec[1]:<24} H={spec[2]:<2} d={spec[3]:<3} with: {_fmt(with_)} | without: {_fmt(without)} | "
               f"params {_ratio(with_[1], without[1])}, bound {_ratio(with_[2], without[2])}", flush=True)
     ran = [(w, o) for _, w, o in rows if w[0] not in ("error", "killed") and o[0] not in ("error", "killed")]
     better = sum(1 for w, o in ran if w[1] is not None and (o[1] is None or w[1] < o[1]))
     worse = sum(1 for w, o in ran if o[1] is not None and (w[1] is None or w[1] > o[1]))
-    print(f"\nsummary: {len(rows)} problems, {len(ran)} with both runs answered; fewer parameters with the induced design on {better}, more on {worse}")
+    print(f"\nsummary: {len(rows)} problems, {len(ran)} with both runs answered; with {a.switch} on: fewer parameters on {better}, more on {worse}; "
+          f"proven: {sum(w[0] == 'optimal' for w, _ in ran)} with, {sum(o[0] == 'optimal' for _, o in ran)} without")
     if a.csv:
         with open(a.csv, "w", newline="") as fh:
             w = csv.writer(fh)

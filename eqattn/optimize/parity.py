@@ -31,12 +31,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..attention import Design, Problem
+from ..attention.assignment import Demand
 from ..attention.design import DesignOrbit
 from ..groups import SubgroupClass
-from ..reps.rep import conjugate_character, decompose
+from ..reps.rep import Rep, conjugate_character, decompose
 
 PARITY_MIN_ORDER = 48  # groups of at least this order bound their search by the split's two searches ...
 PARITY_SHARE = 0.4  # ... each of which gets this share of the time left
+PARITY_LIFT = True  # ... and whose keys, lifted (Lemma O21d), join the search's (a switch for benchmarks/induced.py's baseline)
 
 
 @dataclass(frozen=True)
@@ -143,3 +145,43 @@ def split_design(split: ParitySplit, design: Design) -> tuple[Design | None, Des
         None if split.minus is None else Design(split.minus, tuple(out["-"])),
     )
 
+
+
+
+def lift_rep(split: ParitySplit, sign: str, rep: Rep) -> Rep:
+    """A representation `U` of a subgroup `K̃` of `A` (`A.std`) as the representation of
+    `K̃ × Z` in `G` where `z` acts as `±1` (`sign`): Lemma O21d's inflation.
+
+        >>> from eqattn.attention import Problem
+        >>> s = parity_split(Problem.create("C2", "A + 2xB", 1, 1))
+        >>> top = s.A.std.subgroup_classes[-1]
+        >>> str(lift_rep(s, "-", Rep(top, (2,)))), str(lift_rep(s, "+", Rep(top, (1,))))
+        ('2xB', 'A')
+    """
+    G, A, z = split.problem.group, split.A, split.z
+    kt = rep.sub.elements  # K̃ in A's standard group
+    base = A.phi[kt]
+    above = G.table[base, z]
+    K, x = G.lattice.locate(np.concatenate([base, above]))
+    chi = np.zeros(G.order)
+    chi[base] = rep.character[kt]
+    chi[above] = (1.0 if sign == "+" else -1.0) * rep.character[kt]
+    return decompose(K, conjugate_character(G, chi, x))
+
+
+def lift_demand(split: ParitySplit, sign: str, demand: Demand) -> Demand:
+    """The demand of `(G, V, H, d)` that a demand `(K̄, P, D)` of the part `sign` becomes on
+    the inflated clustering (Lemma O21d): `K̄ × Z`, with `P` and `D` extended by `z ↦ ±1`.
+    Every design covering every clustering of `G` meets the lifted scenario keys.
+
+        >>> from eqattn.attention import Problem
+        >>> from eqattn.attention.assignment import Demand
+        >>> from eqattn.reps.rep import Rep
+        >>> s = parity_split(Problem.create("C2", "A + 2xB", 1, 1))
+        >>> top = s.A.std.subgroup_classes[-1]
+        >>> d = lift_demand(s, "-", Demand(top.id, Rep(top, (1,)), Rep(top, (2,)), (), False))
+        >>> d.kbar == s.problem.group.subgroup_classes[-1].id, str(d.P), str(d.D)
+        (True, 'B', '2xB')
+    """
+    P, D = lift_rep(split, sign, demand.P), lift_rep(split, sign, demand.D)
+    return Demand(D.sub.id, P, D, (), demand.pool)

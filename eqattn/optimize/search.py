@@ -30,6 +30,7 @@ from ..attention.hosting import hosting
 from ..attention.dominance import MAX_MULTISETS
 from ..errors import LimitError
 from ..groups import SubgroupClass
+from ..reps import Rep
 from .bounds import ScenarioBound
 from .budget import Budget, Usage
 from .catalogue import DemandCatalogue
@@ -37,7 +38,7 @@ from .induced import INDUCE_SHARE, induce_design, induce_from, subgroup_problem
 from .limits import ComputeLimits, params_per_cost
 from .multiples import SPLIT_SHARE, Seed, split_factor, sub_problem
 from .oracle import ROUND_KEYS, CounterexampleOracle
-from .parity import PARITY_MIN_ORDER, PARITY_SHARE, parity_split
+from .parity import PARITY_LIFT, PARITY_MIN_ORDER, PARITY_SHARE, ParitySplit, lift_demand, lift_rep, parity_split
 from .rounds import SearchResult, SearchState, drive, lp_lower, pipeline, plant_seed
 from .rounds.certificate import certificate
 from .rounds.state import Progress
@@ -218,6 +219,7 @@ def _plant_parity(state: SearchState, memo: SubSearches) -> SearchResult | None:
         if res is None:  # (a limit of its own: the other part alone still bounds)
             continue
         log.debug("parity %s over %s (%s): %s, lower %d units", sign, split.A.name, sub.V, res.status, res.lower_units)
+        _lift_keys(state, split, res, ("+", "-") if same else (sign,))
         if res.status == "infeasible":
             state.reason = (f"no design within the limits covers every clustering of the part of V where the central involution is "
                             f"{sign}1 ({split.A.name}, {sub.V}, H = {sub.heads}, d = {sub.head_dim}), which every covering design "
@@ -228,6 +230,39 @@ def _plant_parity(state: SearchState, memo: SubSearches) -> SearchResult | None:
         state.lower = total
         state.parity = (split.A.name, total)
     return None
+
+
+def _lift_keys(state: SearchState, split: ParitySplit, res: SearchResult, signs: tuple[str, ...]) -> None:
+    """The keys of a part's search lifted to the problem's as its own (Lemma O21d: every
+    covering design meets them), once per sign in `signs` (both when `V₊ ≅ V₋`), when the
+    part has an LP bound: those with a dual in its certificate or last master join the
+    working set and the LP's start, and the types of its fractional design, lifted the same
+    way, its columns. Nothing when the part has no LP bound (its programs proved it: their
+    keys carry no duals to choose by, and every key in S makes each LP bound of the search
+    larger; on Oh regular H8 d16 at 60 s lifting them all cost the search its LP bound), nor
+    under compute limits (the searches of a bisection, whose proofs are short LP bounds:
+    with the keys lifted, Oh 64×(v+t) H8 d64's fewest heads was no longer proven in 60 s)."""
+    if not PARITY_LIFT or res.best_lp is None or state.limits.any or state.cost_cap is not None:
+        return
+    lp = res.best_lp[1]
+    active = set(lp.active) | ({s for s, _, _, _ in lp.certificate.mu} if lp.certificate is not None else set())
+    demands = res.demand_keys()  # (the LP's positions: into a prefix of res.keys)
+    index = {k: i for i, k in enumerate(state.keys)}
+    at: set[int] = set()
+    for sign in signs:
+        for i, dems in enumerate(demands):
+            key = tuple(sorted(state.catalogue.intern(lift_demand(split, sign, dm)) for dm in dems))
+            if key not in index:
+                index[key] = len(state.keys)
+                state.keys.append(key)
+            if i in active:
+                at.add(index[key])
+        for sub, W in lp.support:
+            U = lift_rep(split, sign, Rep(split.A.std.subgroup_classes[sub], tuple(W)))
+            state.extra.add((U.sub.id, U.mults))
+    state.working |= at
+    state.lp_active = tuple(sorted(set(state.lp_active) | at))
+    log.debug("parity: %d keys lifted (%d active)", len(demands) * len(signs), len(at))
 
 
 def induced_for(

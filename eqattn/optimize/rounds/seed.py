@@ -36,8 +36,9 @@ def plant_seed(state: SearchState, seed: Seed) -> None:
         if cert is not None:
             state.seed_lower = int(math.ceil(cert.value(cat.values, state.keys, None) - 1e-6))
             state.lower = max(state.lower, state.seed_lower)
-    state.lp_active = tuple(sorted({at[i] for i in seed.active}))
-    state.working |= set(state.lp_active) if state.lp_active else set(at)  # (no LP bound there: all its keys)
+    mine = {at[i] for i in seed.active}
+    state.lp_active = tuple(sorted(set(state.lp_active) | mine))  # (with the parity split's lifted keys, O21d)
+    state.working |= mine or set(at)  # (no LP bound there: all its keys)
     state.extra.update(seed.columns)
     cand = None if seed.design is None else multiply_design(problem, seed.design, seed.k)
     if cand is not None and state.cheaper(cand) and state.limits.admits(cand):
