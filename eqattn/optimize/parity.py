@@ -146,8 +146,6 @@ def split_design(split: ParitySplit, design: Design) -> tuple[Design | None, Des
     )
 
 
-
-
 def lift_rep(split: ParitySplit, sign: str, rep: Rep) -> Rep:
     """A representation `U` of a subgroup `K̃` of `A` (`A.std`) as the representation of
     `K̃ × Z` in `G` where `z` acts as `±1` (`sign`): Lemma O21d's inflation.
