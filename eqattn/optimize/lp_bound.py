@@ -43,7 +43,7 @@ from ..attention.hosting import Hosting
 from . import solver
 from .hosts import box
 from .lp_duals import Certificate, Column, Slots, profits, supply_entries
-from .lp_master import MasterRounds, _slack_cost
+from .lp_master import MasterRounds
 
 MAX_ROUNDS = 200  # column-generation rounds in one call (quick and exact pricing rounds)
 QUICK_COLUMNS = 3  # columns added per subgroup by one quick pricing round
@@ -337,8 +337,7 @@ def lp_bound(
     if not demanding:
         return LPBound(0, 0.0, True, 0, tuple(cols), (), Certificate((), 0.0, 1.0), ())
     working = sorted({int(a) for a in active if 0 <= int(a) < len(keys)} & set(demanding)) or demanding[:1]
-    big = _slack_cost(slots, values, keys, max_heads is not None or max_head_dim is not None)
-    master = MasterRounds(slots, values, keys, entries, big, max_heads, threads, WARM_ITERATIONS)
+    master = MasterRounds(slots, values, keys, entries, max_heads is not None or max_head_dim is not None, max_heads, threads, WARM_ITERATIONS)
     best: LPBound | None = None
     rounds = exact_rounds = 0
     yielded: dict[int, int] = {}  # subgroup -> the last exact round in which its pricing gave a new type
@@ -357,9 +356,10 @@ def lp_bound(
         if sol.status != "optimal" or sol.row_duals is None:
             break
         solution = tuple((c, float(sol.values[n])) for c, n in zip(cols, nvar) if sol.values[n] > 1e-9)
+        support = tuple(c for c, _ in solution)
         used = tuple(sorted({work[w] for w, _, _ in mu}))
         # ---- quick pricing: the profits of joins of the LP's types and of the candidates
-        if _quick_pricing(slots, tuple(c for c, _ in solution), pools, values, wkeys, mu, lam, add):
+        if _quick_pricing(slots, support, pools, values, wkeys, mu, lam, add):
             continue
         # ---- row generation: the keys outside the working set the master's solution does not meet
         inside = set(work)
@@ -388,7 +388,7 @@ def lp_bound(
             cert = Certificate(tuple((work[w], j, g, m) for (w, j, g), m in sorted(mu.items())), lam, theta)
             value = cert.value(values, keys, max_heads)
             if best is None or value > best.value or converged:  # the LP optimum: no Farley bound exceeds it
-                best = LPBound(max(0, int(math.ceil(value - 1e-6))), value, converged, rounds, tuple(cols), tuple(c for c, _ in solution), cert, used, solution)
+                best = LPBound(max(0, int(math.ceil(value - 1e-6))), value, converged, rounds, tuple(cols), support, cert, used, solution)
             if converged:
                 break
         if new == 0:

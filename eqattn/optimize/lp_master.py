@@ -95,10 +95,10 @@ class _Master:
                 ys.append((idx, coef))
         self.lp.add_cols([0.0] * len(ys), [0.0] * len(ys), [np.inf] * len(ys), ys)
 
-    def solve(self, time_limit: float, fresh: bool = False) -> tuple[solver.LinearSolution, dict, float]:
-        """The master's optimum, its supply duals `mu` ((position in work, j, σ) -> μ > 0) and λ
-        (`fresh`: solved from no basis)."""
-        sol = self.lp.solve(time_limit, fresh)
+    def solve(self, time_limit: float) -> tuple[solver.LinearSolution, dict, float]:
+        """The master's optimum from the last basis, its supply duals `mu` ((position in work,
+        j, σ) -> μ > 0) and λ."""
+        sol = self.lp.solve(time_limit)
         if sol.status != "optimal" or sol.row_duals is None:
             return sol, {}, 0.0
         duals = sol.row_duals
@@ -112,12 +112,15 @@ class MasterRounds:
     (`_fresh_master`) until a fresh solve took `warm_after` simplex iterations, from then on
     kept in one model and warm-started from the last round's basis (`_Master`). `warm` says
     which; `work` lists the working keys (positions into `keys`) of the last solve, the
-    order its duals `mu` are keyed by."""
+    order its duals `mu` are keyed by. `limited`: the call has compute limits (the slack
+    costs, `_slack_cost`: a fresh master keeps the huge one, a warm one needs the small one
+    where there are no limits)."""
 
-    def __init__(self, slots: Slots, values: Sequence[Demand], keys: Sequence[tuple[int, ...]], entries, big: float,  # noqa: ANN001
+    def __init__(self, slots: Slots, values: Sequence[Demand], keys: Sequence[tuple[int, ...]], entries, limited: bool,  # noqa: ANN001
                  max_heads: int | None, threads: int | None, warm_after: int) -> None:
         self.slots, self.values, self.keys, self.entries, self.max_heads, self.threads = slots, values, keys, entries, max_heads, threads
-        self.model = _Master(slots, values, keys, entries, big, max_heads, threads)  # (filled once warm)
+        self.fresh_slack = _slack_cost(slots, values, keys, True)
+        self.model = _Master(slots, values, keys, entries, _slack_cost(slots, values, keys, limited), max_heads, threads)  # (filled once warm)
         self.warm_after = warm_after
         self.warm = False
         self.work: list[int] = []
@@ -135,7 +138,8 @@ class MasterRounds:
             sol, mu, lam = m.solve(time_limit)
             return sol, mu, lam, m.nvar
         self.work = sorted(working)
-        sol, mu, lam, nvar = _fresh_master(cols, self.slots, self.values, self.keys, self.work, self.entries, self.max_heads, time_limit, self.threads)
+        sol, mu, lam, nvar = _fresh_master(cols, self.slots, self.values, self.keys, self.work, self.entries, self.fresh_slack, self.max_heads,
+                                           time_limit, self.threads)
         self._fresh_work = sol.work
         return sol, mu, lam, nvar
 
@@ -145,7 +149,8 @@ class MasterRounds:
         spread over more types, whose rounded designs are worse or past the checker's limits
         (the rounding, O14, and the restricted programs over the support were made on these)."""
         m = self.model
-        sol, _, _, nvar = _fresh_master(m.cols, self.slots, self.values, self.keys, sorted(m.work), self.entries, self.max_heads, time_limit, self.threads)
+        sol, _, _, nvar = _fresh_master(m.cols, self.slots, self.values, self.keys, sorted(m.work), self.entries, self.fresh_slack, self.max_heads,
+                                        time_limit, self.threads)
         if sol.status != "optimal":
             return sol, None
         return sol, tuple((c, float(sol.values[n])) for c, n in zip(m.cols, nvar) if sol.values[n] > 1e-9)
@@ -191,12 +196,11 @@ def _master_program(cols, slots, values, wkeys, work, entries, big, max_heads): 
     return cost, rows, supply_rows, nvar
 
 
-def _fresh_master(cols, slots, values, keys, work, entries, max_heads, time_limit, threads):  # noqa: ANN001, ANN202
+def _fresh_master(cols, slots, values, keys, work, entries, big, max_heads, time_limit, threads):  # noqa: ANN001, ANN202
     """The master over `cols` and the working keys `work` built at once (`_master_program`,
-    the slack at the cost that holds under limits too) and solved afresh: `(solution, mu,
-    lam, nvar)` as `_Master.solve`, `mu` keyed by the position in `work`."""
-    cost, rows, supply_rows, nvar = _master_program(cols, slots, values, [keys[s] for s in work], work, entries,
-                                                    _slack_cost(slots, values, keys, True), max_heads)
+    with the slack cost `big`: the one that holds under limits too) and solved afresh:
+    `(solution, mu, lam, nvar)` as `_Master.solve`, `mu` keyed by the position in `work`."""
+    cost, rows, supply_rows, nvar = _master_program(cols, slots, values, [keys[s] for s in work], work, entries, big, max_heads)
     sol = solver.solve_linear(cost, [0.0] * len(cost), [np.inf] * len(cost), rows, time_limit=time_limit, threads=threads)
     if sol.status != "optimal" or sol.row_duals is None:
         return sol, {}, 0.0, nvar

@@ -156,15 +156,23 @@ def lift_rep(split: ParitySplit, sign: str, rep: Rep) -> Rep:
         >>> str(lift_rep(s, "-", Rep(top, (2,)))), str(lift_rep(s, "+", Rep(top, (1,))))
         ('2xB', 'A')
     """
+    return _lifted(split, sign, rep)[0]
+
+
+def _lifted(split: ParitySplit, sign: str, *reps: Rep) -> tuple[Rep, ...]:
+    """`lift_rep` of representations of one subgroup `K̃`, its class in `G` located once."""
     G, A, z = split.problem.group, split.A, split.z
-    kt = rep.sub.elements  # K̃ in A's standard group
+    kt = reps[0].sub.elements  # K̃ in A's standard group
     base = A.phi[kt]
     above = G.table[base, z]
     K, x = G.lattice.locate(np.concatenate([base, above]))
-    chi = np.zeros(G.order)
-    chi[base] = rep.character[kt]
-    chi[above] = (1.0 if sign == "+" else -1.0) * rep.character[kt]
-    return decompose(K, conjugate_character(G, chi, x))
+    out = []
+    for rep in reps:
+        chi = np.zeros(G.order)
+        chi[base] = rep.character[kt]
+        chi[above] = (1.0 if sign == "+" else -1.0) * rep.character[kt]
+        out.append(decompose(K, conjugate_character(G, chi, x)))
+    return tuple(out)
 
 
 def lift_demand(split: ParitySplit, sign: str, demand: Demand) -> Demand:
@@ -181,5 +189,5 @@ def lift_demand(split: ParitySplit, sign: str, demand: Demand) -> Demand:
         >>> d.kbar == s.problem.group.subgroup_classes[-1].id, str(d.P), str(d.D)
         (True, 'B', '2xB')
     """
-    P, D = lift_rep(split, sign, demand.P), lift_rep(split, sign, demand.D)
+    P, D = _lifted(split, sign, demand.P, demand.D)
     return Demand(D.sub.id, P, D, (), demand.pool)

@@ -219,13 +219,13 @@ def _plant_parity(state: SearchState, memo: SubSearches) -> SearchResult | None:
         if res is None:  # (a limit of its own: the other part alone still bounds)
             continue
         log.debug("parity %s over %s (%s): %s, lower %d units", sign, split.A.name, sub.V, res.status, res.lower_units)
-        _lift_keys(state, split, res, ("+", "-") if same else (sign,))
         if res.status == "infeasible":
             state.reason = (f"no design within the limits covers every clustering of the part of V where the central involution is "
                             f"{sign}1 ({split.A.name}, {sub.V}, H = {sub.heads}, d = {sub.head_dim}), which every covering design "
                             "restricts to (theory-scale O21)" + ("" if res.reason is None else f": {res.reason}"))
             return state.result("infeasible", None, state.lower)
         total += res.lower_units * (2 if same else 1)
+        _lift_keys(state, split, res, ("+", "-") if same else (sign,))
     if total > state.lower:
         state.lower = total
         state.parity = (split.A.name, total)
@@ -247,16 +247,10 @@ def _lift_keys(state: SearchState, split: ParitySplit, res: SearchResult, signs:
     lp = res.best_lp[1]
     active = set(lp.active) | ({s for s, _, _, _ in lp.certificate.mu} if lp.certificate is not None else set())
     demands = res.demand_keys()  # (the LP's positions: into a prefix of res.keys)
-    index = {k: i for i, k in enumerate(state.keys)}
     at: set[int] = set()
     for sign in signs:
-        for i, dems in enumerate(demands):
-            key = tuple(sorted(state.catalogue.intern(lift_demand(split, sign, dm)) for dm in dems))
-            if key not in index:
-                index[key] = len(state.keys)
-                state.keys.append(key)
-            if i in active:
-                at.add(index[key])
+        placed = state.place_keys(tuple(sorted(state.catalogue.intern(lift_demand(split, sign, dm)) for dm in dems)) for dems in demands)
+        at.update(placed[i] for i in active)
         for sub, W in lp.support:
             U = lift_rep(split, sign, Rep(split.A.std.subgroup_classes[sub], tuple(W)))
             state.extra.add((U.sub.id, U.mults))

@@ -387,31 +387,33 @@ class GrowingLP:
         first, self.num_cols = self.num_cols, self.num_cols + len(cost)
         return list(range(first, self.num_cols))
 
-    def solve(self, time_limit: float | None = None, fresh: bool = False) -> LinearSolution:
-        """The optimum from the last basis (`fresh`: from none, as a new model would be
-        solved), within `time_limit` seconds of this solve (HiGHS counts its limit over the
-        model's whole life: the limit is set past its run time)."""
+    def solve(self, time_limit: float | None = None) -> LinearSolution:
+        """The optimum from the last basis, within `time_limit` seconds of this solve (HiGHS
+        counts its limit over the model's whole life: the limit is set past its run time).
+        A solve that fails from the last basis is repeated once from none (`fresh_solves`);
+        `work` counts the simplex iterations of both."""
         import highspy
 
         h = self._h
         S = highspy.HighsModelStatus
         t0 = time.perf_counter()
-        for fresh in ((True,) if fresh else (False, True)):
+        work = 0
+        for fresh in (False, True):
             left = None if time_limit is None else float(time_limit) - (time.perf_counter() - t0)
             h.setOptionValue("time_limit", max(float(h.getRunTime()) + left, 0.01) if left is not None else highspy.kHighsInf)
             if fresh:  # (the dual simplex can fail from a basis that badly scaled costs make hard: solve afresh)
                 self.fresh_solves += 1
                 h.clearSolver()
             ran = h.run()
+            work += max(0, int(h.getInfo().simplex_iteration_count))
             if ran != highspy.HighsStatus.kError and h.getModelStatus() in (S.kOptimal, S.kInfeasible, S.kTimeLimit):
                 break
         if ran == highspy.HighsStatus.kError:
             return LinearSolution("unknown", None, -float("inf"), None, None,
-                                  f"HiGHS failed on a program of {self.num_cols} variables and {self.num_rows} rows")
+                                  f"HiGHS failed on a program of {self.num_cols} variables and {self.num_rows} rows", work)
         st = h.getModelStatus()
         info = h.getInfo()
         sol = h.getSolution()
-        work = max(0, int(info.simplex_iteration_count))
         if st == S.kOptimal and info.primal_solution_status == 2:
             obj = float(info.objective_function_value)
             duals = np.asarray(sol.row_dual, dtype=float) if sol.dual_valid else None

@@ -23,6 +23,7 @@ from eqattn.optimize.bounds import ScenarioBound
 from eqattn.optimize import lp_bound as lp_bound_module
 from eqattn.optimize.lp_bound import lp_bound
 from eqattn.optimize.lp_duals import Certificate, Slots, profits
+from eqattn.optimize.lp_master import _slack_cost
 from eqattn.optimize.separation import ScenarioSpace
 from eqattn.attention.hosting import hosting
 from eqattn.optimize.budget import Budget
@@ -339,7 +340,7 @@ def test_the_warm_started_master_has_the_lp_optimum_of_masters_solved_afresh(row
     keys = _keys(space, random.Random(2))
     assert keys
     slots = Slots(p, hosting(p), space.values, keys, None)
-    assert lp_bound_module._slack_cost(slots, space.values, keys, False) < lp_bound_module._slack_cost(slots, space.values, keys, True)
+    assert _slack_cost(slots, space.values, keys, False) < _slack_cost(slots, space.values, keys, True)
     fresh = lp_bound(p, hosting(p), space.values, keys, start=())
     monkeypatch.setattr(lp_bound_module, "WARM_ITERATIONS", 0)
     warm = lp_bound(p, hosting(p), space.values, keys, start=())

@@ -115,8 +115,10 @@ def test_a_failed_warm_solve_is_solved_afresh():
             self.h, self.failed = h, False
 
         def run(self):  # noqa: ANN202
-            if not self.failed:
+            if not self.failed:  # (it pivots from the last basis, then fails)
                 self.failed = True
+                self.h.run()
+                self.pivots = int(self.h.getInfo().simplex_iteration_count)
                 return highspy.HighsStatus.kError
             return self.h.run()
 
@@ -127,3 +129,4 @@ def test_a_failed_warm_solve_is_solved_afresh():
     lp.add_cols([0.25], [0.0], [np.inf], [([0], [1.0])])
     s = lp.solve()
     assert (s.status, round(s.objective, 9), lp.fresh_solves) == ("optimal", 0.5, 1)
+    assert lp._h.pivots > 0 and s.work >= lp._h.pivots  # (the failed try's iterations are counted with the fresh one's)

@@ -23,14 +23,8 @@ log = logging.getLogger("eqattn.optimize")
 def plant_seed(state: SearchState, seed: Seed) -> None:
     """Add what the seed hands on to the state (module docstring)."""
     problem, cat = state.problem, state.catalogue
+    at = state.place_keys(tuple(sorted(cat.intern(dm) for dm in multiply_key(dems, seed.k, problem.V))) for dems in seed.keys)
     index = {k: i for i, k in enumerate(state.keys)}
-    at = []
-    for dems in seed.keys:
-        key = tuple(sorted(cat.intern(dm) for dm in multiply_key(dems, seed.k, problem.V)))
-        if key not in index:
-            index[key] = len(state.keys)
-            state.keys.append(key)
-        at.append(index[key])
     if seed.certificate is not None and state.limits.max_heads is None:  # (a head limit: the smaller LP priced fewer types)
         cert = multiply_certificate(seed.certificate, seed.keys, seed.k, problem.V, cat.intern, index)
         if cert is not None:

@@ -20,7 +20,7 @@ import math
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Protocol
+from typing import TYPE_CHECKING, Callable, Iterable, Protocol
 
 from ...attention import Design, Problem
 from ...attention.assignment import Demand
@@ -232,6 +232,18 @@ class SearchState:
 
     def proven(self) -> bool:
         return self.best_units is not None and self.lower >= self.best_units
+
+    def place_keys(self, keys: Iterable[Key]) -> list[int]:
+        """The positions of `keys` in S, those not in it yet appended (they do not join the
+        working set: the caller says which do)."""
+        index = {k: i for i, k in enumerate(self.keys)}
+        out = []
+        for k in keys:
+            if k not in index:
+                index[k] = len(self.keys)
+                self.keys.append(k)
+            out.append(index[k])
+        return out
 
     def add_keys(self, new: list[Key]) -> list[Key]:
         """The keys of `new` not in S yet, appended; they join the working set as the recent ones."""
