@@ -17,8 +17,10 @@ from ..reps import Rep
 from .supports import slacks_for_support, supports_of
 
 MAX_PROFILE_ROWS = 400_000  # profiles listed over the hosting-relevant irreps of one support
-MAX_PROFILE_EXPAND = 1_000_000  # ... and rows before the dimension filter of one coordinate (memory)
+MAX_PROFILE_EXPAND = 1_000_000  # rows formed at once before the dimension filter (memory; a block at a time)
 MERGE_PROFILE_ROWS = True  # rows equal in dimension used and clipped sums are merged while listed (Lemma 6, merging)
+FLOOR_PROFILE_ROWS = True  # ... the sums clipped below too, where what is still to come cannot break the pair (Lemma 6, floors)
+INTEGER_STATE_KEYS = True  # ... a state compared as one integer, not as a row (speed only: the same merges)
 
 
 class DeadlinePassed(Exception):
@@ -75,6 +77,62 @@ def _decompose(items: list[tuple[int, int, int]], table: list[int], total: int) 
             raise AssertionError("no decomposition")
     assert rem == 0
     return out
+
+
+def _state_keys(used: np.ndarray, sums: np.ndarray, floor: np.ndarray, top: np.ndarray, cap: int) -> np.ndarray:
+    """One key per merge state: the dimension used (in [0, cap]) and each sum clipped to
+    [floor, top]. Mixed-radix integers, so that equal states and only they get equal keys; the
+    clipped rows themselves (`np.unique(axis=0)` compares them as byte strings, several
+    times slower) when the radices' product passes 2**62.
+
+    >>> _state_keys(np.array([0, 1, 1]), np.array([[5], [0], [9]]), np.array([2]), np.array([4]), 1).tolist()
+    [2, 3, 5]
+    """
+    clipped = np.clip(sums, floor, top) - floor
+    radices = [cap + 1] + [int(t - f) + 1 for f, t in zip(floor, top)]
+    if not INTEGER_STATE_KEYS or sum(math.log2(r) for r in radices) >= 62:
+        return np.column_stack([used, clipped])
+    weights = np.cumprod([1] + radices[:0:-1], dtype=np.int64)[::-1]
+    return used * weights[0] + clipped @ weights[1:]
+
+
+def _extend_rows(rows: np.ndarray, used: np.ndarray, j: int, ks: np.ndarray, dl: int, cap: int,
+                 clip: np.ndarray, floor: np.ndarray, top: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every row with coordinate j set to each value of ks (dimension dl each), those whose
+    dimension used stays within cap; merged (`MERGE_PROFILE_ROWS`, Lemma 6): of the rows equal
+    in dimension used and in their sums over the breakable pairs (`rows @ clip`) clipped to
+    [floor, top], the first. Built a block of rows at a time, each block merged into what is
+    kept, so that at most `MAX_PROFILE_EXPAND` rows exist before the filter (memory) and the
+    answer is that of one expansion: blocks come in row order and the first of equal states
+    is kept.
+
+    >>> rows, used = _extend_rows(np.zeros((1, 2), dtype=np.int64), np.zeros(1, dtype=np.int64), 0,
+    ...                           np.arange(1, 4), 1, 2, np.ones((2, 1), dtype=np.int64), np.array([0]), np.array([5]))
+    >>> rows.tolist(), used.tolist()
+    ([[1, 0], [2, 0]], [1, 2])
+    """
+    n_keep = rows[:0]
+    u_keep = used[:0]
+    key_keep = None
+    step = max(1, MAX_PROFILE_EXPAND // max(ks.size, 1))
+    for start in range(0, rows.shape[0] if ks.size else 0, step):
+        block = rows[start:start + step]
+        n0 = block.shape[0]
+        r = np.repeat(block, ks.size, axis=0)
+        u = np.repeat(used[start:start + step], ks.size) + np.tile(ks * dl, n0)
+        r[:, j] = np.tile(ks, n0)
+        ok = u <= cap
+        r, u = r[ok], u[ok]
+        n_keep = np.concatenate([n_keep, r])
+        u_keep = np.concatenate([u_keep, u])
+        if MERGE_PROFILE_ROWS:
+            key = _state_keys(u, r @ clip, floor, top, cap)
+            key_keep = key if key_keep is None else np.concatenate([key_keep, key])
+            first = np.sort(np.unique(key_keep, axis=0, return_index=True)[1])
+            n_keep, u_keep, key_keep = n_keep[first], u_keep[first], key_keep[first]
+        if n_keep.shape[0] > MAX_PROFILE_ROWS:
+            raise LimitError("head_dim", f"more than {MAX_PROFILE_ROWS} profiles to compare for hosting")
+    return n_keep, u_keep
 
 
 class HostingSets:
@@ -169,25 +227,16 @@ class HostingSets:
             row_pairs = [q for q in pairs if not (len(nz[q]) == 1 and nz[q][0] in singles)]
             clip = np.array([[Cs[i][k, rho] for i, rho in row_pairs] for k in range(len(S))], dtype=np.int64).reshape(len(S), len(row_pairs))
             top = np.array([int(Ws[i][rho]) + 1 for i, rho in row_pairs], dtype=np.int64)
-            for j in multi:
+            # what the coordinates after the t-th multi one can still add to each pair's sum, at
+            # most: sums up to W minus that are all "never broken", one state (Lemma 6, floors)
+            most = [min(m[S[j]], target // dims[S[j]]) * clip[j] for j in multi] + [np.zeros_like(top)]
+            still = np.cumsum(most[::-1], axis=0)[::-1]
+            for t, j in enumerate(multi):
                 dl = dims[S[j]]
                 rest_min -= dl
                 ks = np.arange(1, min(m[S[j]], target // dl) + 1, dtype=np.int64)
-                n0 = rows.shape[0]
-                if n0 * ks.size > MAX_PROFILE_EXPAND:  # (memory: the rows before the filter)
-                    raise LimitError("head_dim", f"more than {MAX_PROFILE_EXPAND} partial profiles to compare for hosting")
-                rows = np.repeat(rows, ks.size, axis=0)
-                used = np.repeat(used, ks.size) + np.tile(ks * dl, n0)
-                if ks.size:
-                    rows[:, j] = np.tile(ks, n0)
-                ok = used + rest_min <= target
-                rows, used = rows[ok], used[ok]
-                if MERGE_PROFILE_ROWS and rows.shape[0] > 1:
-                    state = np.column_stack([used, np.minimum(rows @ clip, top)])
-                    keep = np.sort(np.unique(state, axis=0, return_index=True)[1])
-                    rows, used = rows[keep], used[keep]
-                if rows.shape[0] > MAX_PROFILE_ROWS:
-                    raise LimitError("head_dim", f"more than {MAX_PROFILE_ROWS} profiles to compare for hosting")
+                floor = np.maximum(top - 1 - still[t + 1], 0) if FLOOR_PROFILE_ROWS else np.zeros_like(top)
+                rows, used = _extend_rows(rows, used, j, ks, dl, target - rest_min, clip, floor, top)
             if rows.shape[0] == 0:
                 continue
             # pairs decided by the row (sat + multi coordinates) and by the single levels
