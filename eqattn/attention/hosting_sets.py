@@ -79,29 +79,50 @@ def _decompose(items: list[tuple[int, int, int]], table: list[int], total: int) 
     return out
 
 
-def _state_keys(used: np.ndarray, sums: np.ndarray, floor: np.ndarray, top: np.ndarray, cap: int) -> np.ndarray:
+def _state_keys(used: np.ndarray, sums: np.ndarray, floor: np.ndarray, low: np.ndarray, top: np.ndarray,
+                cap: int) -> np.ndarray:
     """One key per merge state: the dimension used (in [0, cap]) and each sum clipped to
-    [floor, top]. Mixed-radix integers, so that equal states and only they get equal keys; the
-    clipped rows themselves (`np.unique(axis=0)` compares them as byte strings, several
-    times slower) when the radices' product passes 2**62.
+    [floor, top], where floor (one per row, or one for all) is at least low. Mixed-radix
+    integers, so that equal states and only they get equal keys; the clipped rows themselves
+    (`np.unique(axis=0)` compares them as byte strings, several times slower) when the
+    radices' product passes 2**62.
 
-    >>> _state_keys(np.array([0, 1, 1]), np.array([[5], [0], [9]]), np.array([2]), np.array([4]), 1).tolist()
+    >>> _state_keys(np.array([0, 1, 1]), np.array([[5], [0], [9]]), np.array([2]), np.array([2]), np.array([4]), 1).tolist()
     [2, 3, 5]
     """
-    clipped = np.clip(sums, floor, top) - floor
-    radices = [cap + 1] + [int(t - f) + 1 for f, t in zip(floor, top)]
+    clipped = np.clip(sums, floor, top) - low
+    radices = [cap + 1] + [int(t - f) + 1 for f, t in zip(low, top)]
     if not INTEGER_STATE_KEYS or sum(math.log2(r) for r in radices) >= 62:
         return np.column_stack([used, clipped])
     weights = np.cumprod([1] + radices[:0:-1], dtype=np.int64)[::-1]
     return used * weights[0] + clipped @ weights[1:]
 
 
+def _row_floors(used: np.ndarray, cap: int, low: np.ndarray, top: np.ndarray, ahead: list[tuple[np.ndarray, int]]) -> np.ndarray:
+    """Per row and pair, the floor below which a sum can no longer break the pair (Lemma 6,
+    floors): `top - 1` less what the coordinates ahead (coefficients, dimension) can add with
+    the dimension the row leaves them, `B = cap - used + Σ δ` (cap counts one copy of each
+    ahead), at most `max ⌊B C / δ⌋` (fractional knapsack); never below low, the floor of
+    their whole ranges.
+
+    >>> _row_floors(np.array([0, 3]), 4, np.array([0]), np.array([6]), [(np.array([1]), 1)]).tolist()
+    [[0], [3]]
+    """
+    if not ahead:
+        return np.broadcast_to(np.maximum(low, top - 1), (len(used), len(top)))
+    room = (cap - used + sum(dl for _, dl in ahead))[:, None]
+    add = np.max([room * coef[None, :] // dl for coef, dl in ahead], axis=0)
+    return np.maximum(low[None, :], top[None, :] - 1 - add)
+
+
 def _extend_rows(rows: np.ndarray, used: np.ndarray, j: int, ks: np.ndarray, dl: int, cap: int,
-                 clip: np.ndarray, floor: np.ndarray, top: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                 clip: np.ndarray, low: np.ndarray, top: np.ndarray,
+                 ahead: list[tuple[np.ndarray, int]] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Every row with coordinate j set to each value of ks (dimension dl each), those whose
     dimension used stays within cap; merged (`MERGE_PROFILE_ROWS`, Lemma 6): of the rows equal
     in dimension used and in their sums over the breakable pairs (`rows @ clip`) clipped to
-    [floor, top], the first. Built a block of rows at a time, each block merged into what is
+    [floor, top], the first. The floor is low, or with `ahead` (the coefficients and
+    dimension of each coordinate still to come) the row's own (`_row_floors`). Built a block of rows at a time, each block merged into what is
     kept, so that at most `MAX_PROFILE_EXPAND` rows exist before the filter (memory) and the
     answer is that of one expansion: blocks come in row order and the first of equal states
     is kept.
@@ -126,7 +147,8 @@ def _extend_rows(rows: np.ndarray, used: np.ndarray, j: int, ks: np.ndarray, dl:
         n_keep = np.concatenate([n_keep, r])
         u_keep = np.concatenate([u_keep, u])
         if MERGE_PROFILE_ROWS:
-            key = _state_keys(u, r @ clip, floor, top, cap)
+            floor = low if ahead is None else _row_floors(u, cap, low, top, ahead)
+            key = _state_keys(u, r @ clip, floor, low, top, cap)
             key_keep = key if key_keep is None else np.concatenate([key_keep, key])
             first = np.sort(np.unique(key_keep, axis=0, return_index=True)[1])
             n_keep, u_keep, key_keep = n_keep[first], u_keep[first], key_keep[first]
@@ -235,8 +257,12 @@ class HostingSets:
                 dl = dims[S[j]]
                 rest_min -= dl
                 ks = np.arange(1, min(m[S[j]], target // dl) + 1, dtype=np.int64)
-                floor = np.maximum(top - 1 - still[t + 1], 0) if FLOOR_PROFILE_ROWS else np.zeros_like(top)
-                rows, used = _extend_rows(rows, used, j, ks, dl, target - rest_min, clip, floor, top)
+                if FLOOR_PROFILE_ROWS:
+                    low = np.maximum(top - 1 - still[t + 1], 0)
+                    ahead = [(clip[q], dims[S[q]]) for q in multi[t + 1:]]
+                    rows, used = _extend_rows(rows, used, j, ks, dl, target - rest_min, clip, low, top, ahead)
+                else:
+                    rows, used = _extend_rows(rows, used, j, ks, dl, target - rest_min, clip, np.zeros_like(top), top)
             if rows.shape[0] == 0:
                 continue
             # pairs decided by the row (sat + multi coordinates) and by the single levels

@@ -4,6 +4,8 @@ expansion, and the checker's answers with and without blocks."""
 
 from __future__ import annotations
 
+from itertools import product
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -32,7 +34,7 @@ def states(draw, big: bool = False):  # noqa: ANN001, ANN201
 @given(states())
 def test_state_keys_are_equal_exactly_for_equal_clipped_states(s):  # noqa: ANN001
     used, sums, floor, top, cap = s
-    keys = hs._state_keys(used, sums, floor, top, cap)
+    keys = hs._state_keys(used, sums, floor, floor, top, cap)
     assert keys.ndim == 1  # the small radices: one integer per row
     clipped = [(int(u), *np.clip(r, floor, top).tolist()) for u, r in zip(used, sums)]
     for i in range(len(used)):
@@ -44,14 +46,39 @@ def test_state_keys_are_equal_exactly_for_equal_clipped_states(s):  # noqa: ANN0
 @given(states(big=True))
 def test_state_keys_past_the_integer_range_are_the_clipped_rows(s):  # noqa: ANN001
     used, sums, floor, top, cap = s
-    keys = hs._state_keys(used, sums, floor, top, cap)
+    keys = hs._state_keys(used, sums, floor, floor, top, cap)
     if keys.ndim == 1:  # the product of the radices stayed below 2**62
         return
     clipped = np.column_stack([used, np.clip(sums, floor, top) - floor])
     assert (keys == clipped).all()
 
 
-def _plain_extend(rows, used, j, ks, dl, cap, clip, floor, top):  # noqa: ANN001, ANN202
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_row_floors_are_never_above_what_can_still_break(data):  # noqa: ANN001
+    """Every completion of a row (values k >= 1 of the coordinates ahead within the dimension
+    the row leaves, cap counting one copy of each) keeps a sum at or below the row's floor
+    at most W = top - 1: the sums merged at a floor stay unbroken whatever comes."""
+    pairs = data.draw(st.integers(1, 3))
+    n_ahead = data.draw(st.integers(0, 3))
+    ahead = [(np.array(data.draw(st.lists(st.integers(0, 3), min_size=pairs, max_size=pairs)), dtype=np.int64),
+              data.draw(st.integers(1, 3))) for _ in range(n_ahead)]
+    cap = data.draw(st.integers(0, 10))
+    used = np.arange(0, cap + 1, dtype=np.int64)
+    top = np.array(data.draw(st.lists(st.integers(1, 12), min_size=pairs, max_size=pairs)), dtype=np.int64)
+    low = np.zeros(pairs, dtype=np.int64)
+    floors = hs._row_floors(used, cap, low, top, ahead)
+    for u, f in zip(used.tolist(), floors):
+        room = cap - u + sum(dl for _, dl in ahead)
+        most = np.zeros(pairs, dtype=np.int64)
+        for ks in product(*[range(1, room // dl + 1) for _, dl in ahead]):
+            if sum(k * dl for k, (_, dl) in zip(ks, ahead)) <= room:
+                most = np.maximum(most, sum((k * c for k, (c, _) in zip(ks, ahead)), np.zeros(pairs, dtype=np.int64)))
+        # sums up to a floor above 0 are merged: from the floor no completion passes W = top - 1
+        assert ((f == 0) | (f + most <= top - 1)).all()
+
+
+def _plain_extend(rows, used, j, ks, dl, cap, clip, low, top):  # noqa: ANN001, ANN202
     """The reference: every row with every value, filtered, the first of each clipped state."""
     seen, out_r, out_u = set(), [], []
     for r, u in zip(rows.tolist(), used.tolist()):
@@ -60,7 +87,7 @@ def _plain_extend(rows, used, j, ks, dl, cap, clip, floor, top):  # noqa: ANN001
                 continue
             r2 = list(r)
             r2[j] = k
-            state = (u + k * dl, *np.clip(np.array(r2) @ clip, floor, top).tolist())
+            state = (u + k * dl, *np.clip(np.array(r2) @ clip, low, top).tolist())
             if state in seen:
                 continue
             seen.add(state)
