@@ -132,29 +132,36 @@ def _extend_rows(rows: np.ndarray, used: np.ndarray, j: int, ks: np.ndarray, dl:
     >>> rows.tolist(), used.tolist()
     ([[1, 0], [2, 0]], [1, 2])
     """
-    n_keep = rows[:0]
+    size = ks.size
+    src_keep = np.zeros(0, dtype=np.int64)  # the kept rows: the row extended and the value of j
+    val_keep = np.zeros(0, dtype=np.int64)
     u_keep = used[:0]
     key_keep = None
-    step = max(1, MAX_PROFILE_EXPAND // max(ks.size, 1))
-    for start in range(0, rows.shape[0] if ks.size else 0, step):
-        block = rows[start:start + step]
-        n0 = block.shape[0]
-        r = np.repeat(block, ks.size, axis=0)
-        u = np.repeat(used[start:start + step], ks.size) + np.tile(ks * dl, n0)
-        r[:, j] = np.tile(ks, n0)
-        ok = u <= cap
-        r, u = r[ok], u[ok]
-        n_keep = np.concatenate([n_keep, r])
+    step = max(1, MAX_PROFILE_EXPAND // max(size, 1))
+    if MERGE_PROFILE_ROWS:
+        # the rows' sums without coordinate j (integer products have no BLAS: once per row,
+        # not once per value), and the floors per dimension used (the same for equal used)
+        base = rows @ clip - np.outer(rows[:, j], clip[j])
+        floors = low[None, :] if ahead is None else _row_floors(np.arange(max(cap, 0) + 1), cap, low, top, ahead)
+    for start in range(0, rows.shape[0] if size else 0, step):
+        n0 = min(step, rows.shape[0] - start)
+        u = np.repeat(used[start:start + n0], size) + np.tile(ks * dl, n0)
+        ok = np.flatnonzero(u <= cap)
+        src, val, u = start + ok // size, ks[ok % size], u[ok]
+        src_keep = np.concatenate([src_keep, src])
+        val_keep = np.concatenate([val_keep, val])
         u_keep = np.concatenate([u_keep, u])
         if MERGE_PROFILE_ROWS:
-            floor = low if ahead is None else _row_floors(u, cap, low, top, ahead)
-            key = _state_keys(u, r @ clip, floor, low, top, cap)
+            sums = base[src] + np.outer(val, clip[j])
+            key = _state_keys(u, sums, floors[0] if ahead is None else floors[u], low, top, cap)
             key_keep = key if key_keep is None else np.concatenate([key_keep, key])
             first = np.sort(np.unique(key_keep, axis=0, return_index=True)[1])
-            n_keep, u_keep, key_keep = n_keep[first], u_keep[first], key_keep[first]
-        if n_keep.shape[0] > MAX_PROFILE_ROWS:
+            src_keep, val_keep, u_keep, key_keep = src_keep[first], val_keep[first], u_keep[first], key_keep[first]
+        if src_keep.shape[0] > MAX_PROFILE_ROWS:
             raise LimitError("head_dim", f"more than {MAX_PROFILE_ROWS} profiles to compare for hosting")
-    return n_keep, u_keep
+    out = rows[src_keep]
+    out[:, j] = val_keep
+    return out, u_keep
 
 
 class HostingSets:
