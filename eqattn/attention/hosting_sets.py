@@ -122,10 +122,10 @@ def _extend_rows(rows: np.ndarray, used: np.ndarray, j: int, ks: np.ndarray, dl:
     dimension used stays within cap; merged (`MERGE_PROFILE_ROWS`, Lemma 6): of the rows equal
     in dimension used and in their sums over the breakable pairs (`rows @ clip`) clipped to
     [floor, top], the first. The floor is low, or with `ahead` (the coefficients and
-    dimension of each coordinate still to come) the row's own (`_row_floors`). Built a block of rows at a time, each block merged into what is
-    kept, so that at most `MAX_PROFILE_EXPAND` rows exist before the filter (memory) and the
-    answer is that of one expansion: blocks come in row order and the first of equal states
-    is kept.
+    dimension of each coordinate still to come) the row's own (`_row_floors`). Built a block
+    of rows at a time, each block merged into what is kept, so that at most
+    `MAX_PROFILE_EXPAND` rows exist before the filter (memory) and the answer is that of one
+    expansion: blocks come in row order and the first of equal states is kept.
 
     >>> rows, used = _extend_rows(np.zeros((1, 2), dtype=np.int64), np.zeros(1, dtype=np.int64), 0,
     ...                           np.arange(1, 4), 1, 2, np.ones((2, 1), dtype=np.int64), np.array([0]), np.array([5]))

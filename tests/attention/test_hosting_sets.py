@@ -170,7 +170,10 @@ def test_the_s4xc2_design_past_the_old_limits_is_checked(monkeypatch):  # noqa: 
     chk = SymbolicChecker(p, design)
     verdicts = [chk.first_uncovered(c) is None for c in clusterings(p)]
     assert max(most) < 10_000
-    assert 0 < sum(verdicts) < len(verdicts)
+    # the listing without floors, allowed 4 000 000 rows, gives the same verdicts (37 s:
+    # `benchmarks/hosting_listing.py --quick --rows 4000000`): 10 of the 23 clusterings covered
+    assert len(verdicts) == 23
+    assert [i for i, v in enumerate(verdicts) if v] == [0, 1, 5, 6, 8, 9, 10, 12, 13, 14]
 
 
 @settings(max_examples=30, deadline=None)
