@@ -226,8 +226,8 @@ def _quick_pricing(slots, support, pools, values, wkeys, mu, lam, add) -> int:  
     return new
 
 
-def _exact_pricing(slots, values, wkeys, mu, lam, max_head_dim, deadline, work_limit, threads, spent, add, partial, yielded, new):  # noqa: ANN001, ANN202
-    """The exact pricing, one program per subgroup: `(theta, priced, improving, new, exact)`.
+def _exact_pricing(slots, values, wkeys, mu, lam, max_head_dim, deadline, work_limit, threads, spent, add, partial, yielded):  # noqa: ANN001, ANN202
+    """The exact pricing, one program per subgroup: `(theta, priced, improving, exact)`.
     `theta` scales the duals into a certified bound (Farley); `priced` is False when a
     program stopped short or a `partial` round stopped at the first subgroup with an
     improving type; `improving` lists the subgroups that gave a new type; `exact` is False
@@ -242,8 +242,8 @@ def _exact_pricing(slots, values, wkeys, mu, lam, max_head_dim, deadline, work_l
     exact = True
     improving: list[int] = []
     for sub in sorted(slots.subs, key=lambda s: -yielded.get(s, -1)):
-        if partial and new:
-            return theta, False, improving, new, exact
+        if partial and improving:
+            return theta, False, improving, exact
         left = deadline - time.perf_counter()
         if left <= 0:
             priced = False
@@ -262,9 +262,8 @@ def _exact_pricing(slots, values, wkeys, mu, lam, max_head_dim, deadline, work_l
         else:
             theta = max(theta, 1.0 + max(0.0, upper) / cmin)
         if W is not None and add((sub, W)):
-            new += 1
             improving.append(sub)
-    return theta, priced, improving, new, exact
+    return theta, priced, improving, exact
 
 
 def _column_set(slots: Slots, max_head_dim: int | None, start: Iterable[Column]) -> tuple[list[Column], Callable[[Column], bool]]:
@@ -373,9 +372,9 @@ def lp_bound(
                 continue
         # ---- exact pricing (a certified bound); every FULL_PRICING-th round prices all subgroups
         exact_rounds += 1
-        theta, priced, improving, new, exact = _exact_pricing(
+        theta, priced, improving, exact = _exact_pricing(
             slots, values, wkeys, mu, lam, max_head_dim, deadline, work_limit, threads, spent, add,
-            exact_rounds % FULL_PRICING != 1, yielded, 0,
+            exact_rounds % FULL_PRICING != 1, yielded,
         )
         yielded.update((sub, exact_rounds) for sub in improving)
         if priced:
@@ -384,14 +383,14 @@ def lp_bound(
             # already (a profit within the master's tolerances). A pricing program stopped
             # early with no type found leaves θ > 1 and no new column: a valid bound, not
             # the LP optimum (it must not replace a better bound of an earlier round)
-            converged = theta <= 1.0 + 1e-12 or (new == 0 and exact)
+            converged = theta <= 1.0 + 1e-12 or (not improving and exact)
             cert = Certificate(tuple((work[w], j, g, m) for (w, j, g), m in sorted(mu.items())), lam, theta)
             value = cert.value(values, keys, max_heads)
             if best is None or value > best.value or converged:  # the LP optimum: no Farley bound exceeds it
                 best = LPBound(max(0, int(math.ceil(value - 1e-6))), value, converged, rounds, tuple(cols), support, cert, used, solution)
             if converged:
                 break
-        if new == 0:
+        if not improving:
             break
     if best is None:
         return LPBound(0, 0.0, False, rounds, tuple(cols), tuple(c for c, _ in solution), None, used, solution, spent[0])

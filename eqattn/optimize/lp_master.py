@@ -120,7 +120,8 @@ class MasterRounds:
                  max_heads: int | None, threads: int | None, warm_after: int) -> None:
         self.slots, self.values, self.keys, self.entries, self.max_heads, self.threads = slots, values, keys, entries, max_heads, threads
         self.fresh_slack = _slack_cost(slots, values, keys, True)
-        self.model = _Master(slots, values, keys, entries, _slack_cost(slots, values, keys, limited), max_heads, threads)  # (filled once warm)
+        warm_slack = self.fresh_slack if limited else _slack_cost(slots, values, keys, False)
+        self.model = _Master(slots, values, keys, entries, warm_slack, max_heads, threads)  # (filled once warm)
         self.warm_after = warm_after
         self.warm = False
         self.work: list[int] = []

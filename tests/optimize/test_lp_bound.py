@@ -319,10 +319,10 @@ def test_partial_rounds_ask_the_subgroups_that_last_improved_first(monkeypatch):
     monkeypatch.setattr(lp_bound_module, "_price", fake_price)
     added: list = []
     args = (slots, space.values, keys, {}, 0.0, None, float("inf"), None, None, [0], lambda c: added.append(c) or True)
-    theta, priced, got, new, exact = lp_bound_module._exact_pricing(*args, True, {improving: 3, subs[0]: 1}, 0)
-    assert asked == [improving] and got == [improving] and new == 1 and not priced
+    theta, priced, got, exact = lp_bound_module._exact_pricing(*args, True, {improving: 3, subs[0]: 1})
+    assert asked == [improving] and got == [improving] and added == [(improving, tuple(int(x) for x in slots.subs[improving].VK))] and not priced
     asked.clear()
-    theta, priced, got, new, exact = lp_bound_module._exact_pricing(*args, False, {improving: 3, subs[0]: 1}, 0)
+    theta, priced, got, exact = lp_bound_module._exact_pricing(*args, False, {improving: 3, subs[0]: 1})
     assert asked[:2] == [improving, subs[0]] and sorted(asked) == sorted(subs) and priced and theta > 1
 
 
