@@ -125,23 +125,34 @@ def test_the_o3_pytorch_snippet_runs_on_e3nn_features(page, tmp_path):
 def test_typing_in_a_card_keeps_the_focus_when_the_band_changes(page):
     """The band's group answer may arrive while the user types in a design card: the cards are
     drawn again for the new band, and the focus and what was typed stay where they were."""
-    import time
-
     from playwright.sync_api import expect
 
     _open(page, f"g=O3&v={quote('16x0e + 8x1o')}&h=2&d=1&o=1:0e")
     info = page.locator("#group-info")
     expect(info).to_contain_text("computed on its finite subgroup Oh")
 
-    def slow(route):  # the band's answer comes late, while the user is in the card
-        time.sleep(1.0)
-        route.continue_()
+    held, released = [], False  # the band's answer waits until the user is in the card
 
-    page.route(re.compile(r".*/api/group\?.*rep=.*"), slow)
+    def hold(route):
+        if released:
+            route.continue_()
+        else:
+            held.append(route)
+
+    page.route(re.compile(r".*/api/group\?.*rep=.*"), hold)
     page.get_by_label("Tokens V").fill("16x0e + 8x1o + 4x2e")
     box = page.get_by_label("orbit 1: multiplicity of 1o of O3")
     box.focus()
     page.keyboard.press("ArrowUp")
+    expect(box).to_have_value("1")
+    for _ in range(50):  # the page's request reaches the handler (a timed delay raced)
+        if held:
+            break
+        page.wait_for_timeout(100)
+    assert held, "the page asked for no group for the new band"
+    released = True
+    for route in held:
+        route.continue_()
     expect(info).to_contain_text("computed on its finite subgroup Ih")
     expect(page.locator("#cards .card").first.locator(".stepper-boxes input")).to_have_count(6)
     assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "orbit 1: multiplicity of 1o of O3"
@@ -154,18 +165,25 @@ def test_the_generators_legend_follows_the_band_when_its_group_comes_after_the_c
     """The clusterings may be drawn before the group for V's band arrives (a loaded machine):
     their legend first names the default band's stand-in Ih, and must name Oh, V's band l <= 1,
     once that group is in (it kept saying Ih)."""
-    import time
-
     from playwright.sync_api import expect
 
-    def slow(route):  # the band's answer comes after the clusterings
-        time.sleep(1.5)
-        route.continue_()
+    held, released = [], False  # the band's answers wait until the clusterings are drawn
+    band = re.compile(r".*/api/group\?.*rep=.*")
 
-    page.route(re.compile(r".*/api/group\?.*rep=.*"), slow)
+    def hold(route):
+        if released:
+            route.continue_()
+        else:
+            held.append(route)
+
+    page.route(band, hold)
     _open(page, f"g=O3&v={quote('2x0e + 1x1o')}&h=2&d=1&o=1:0e&o=1:0e&view=coverage")
     legend = page.locator("#gen-legend")
-    expect(legend).to_contain_text("how the generators of Ih (G's finite stand-in")
+    expect(legend).to_contain_text("how the generators of Ih (G's finite stand-in", timeout=30_000)
+    assert held, "the page asked for no group for V's band"
+    released = True  # (a timed delay raced: on a loaded machine the clusterings came later)
+    for route in held:
+        route.continue_()
     expect(legend).to_contain_text("how the generators of Oh (G's finite stand-in; SO3, the rotations, fixes every cluster) permute")
     expect(page.locator("#group-info")).to_contain_text("computed on its finite subgroup Oh")
 
