@@ -4,6 +4,7 @@
     PYTHONPATH=. python3 benchmarks/induced.py --only Ih:4xregular:8:60 --time-limit 120
     PYTHONPATH=. python3 benchmarks/induced.py --csv /tmp/induced.csv
     PYTHONPATH=. python3 benchmarks/induced.py --switch lift           # the parity split's lifted keys on / off (O21d)
+    PYTHONPATH=. python3 benchmarks/induced.py --switch pricing        # the pricing programs' shared W on / off (O11)
 
 Each problem is solved by `optimize` twice, each run in its own process and one after the
 other: as shipped (a finite group of order >= INDUCE_MIN_ORDER with an index-2 subgroup takes
@@ -11,7 +12,9 @@ the design induced from that subgroup's search as a candidate, `search._plant_in
 the baseline with the induced design switched off (the child process raises
 `induced.INDUCE_MIN_ORDER` above every order; nothing else changes). With `--switch lift`
 the baseline keeps the induced design and the parity split's bound (O21) but not the parts'
-keys lifted into the search (`search.PARITY_LIFT`, Lemma O21d). Every row prints status,
+keys lifted into the search (`search.PARITY_LIFT`, Lemma O21d); with `--switch pricing` the
+baseline's pricing programs read all of W in every slot of a scenario (`lp_bound.DISAGGREGATE`
+off, the earlier formulation; O11, "A key's slots share W"). Every row prints status,
 parameters, lower bound, gap and wall time of both runs, and the ratios with / without of
 the parameters and of the bound.
 
@@ -46,12 +49,14 @@ PROBLEMS = [("Ih", "4xregular", 8, 60), ("S5", "4xregular", 8, 60), ("A5xC2", "4
 
 def _run(spec, tl: float, induce: bool, switch: str = "induced") -> tuple:  # noqa: ANN001
     from eqattn.attention import Problem
-    from eqattn.optimize import induced, optimize, search
+    from eqattn.optimize import induced, lp_bound, optimize, search
 
     t0 = time.perf_counter()
     p = Problem.create(*spec)
     if switch == "lift":
         search.PARITY_LIFT = induce  # the baseline: the parity split's bound without its lifted keys
+    elif switch == "pricing":
+        lp_bound.DISAGGREGATE = induce  # the baseline: every slot of a scenario reads all of W
     elif not induce:
         induced.INDUCE_MIN_ORDER = 10**9  # the baseline: no group is large enough to be induced to
         if induced.induce_from(p) is not None:  # the switch no longer reaches the search (a renamed constant)
@@ -83,8 +88,8 @@ def main() -> int:
     ap.add_argument("--only", default=None, help="G:V:H:d[,G:V:H:d...]")
     ap.add_argument("--time-limit", type=float, default=60.0)
     ap.add_argument("--csv", default=None)
-    ap.add_argument("--switch", choices=("induced", "lift"), default="induced",
-                    help="what the baseline turns off: the induced design (O20) or the parity split's lifted keys (O21d)")
+    ap.add_argument("--switch", choices=("induced", "lift", "pricing"), default="induced",
+                    help="what the baseline turns off: the induced design (O20), the parity split's lifted keys (O21d) or the pricing's shared W (O11)")
     a = ap.parse_args()
     specs = PROBLEMS if not a.only else [tuple(int(x) if i >= 2 else x for i, x in enumerate(s.split(":"))) for s in a.only.split(",")]
     rows = []

@@ -54,6 +54,7 @@ EPS = 1e-7  # a pricing profit at most this is "no improving type"
 SHORT_EPS = 1e-6  # a shortfall at most this is "the key is met"
 SEPARATE_KEYS = 20  # keys joining the master per separation round at most
 WARM_ITERATIONS = 3000  # once a master solved afresh took this many simplex iterations, the masters are warm-started from the last round's basis
+DISAGGREGATE = True  # a key's slots share W in the pricing program (each its own copy z, Σ z ≤ W); a switch for the tests
 FULL_PRICING = 4  # every this many exact pricing rounds price every subgroup (a certified bound); the others stop at the first improving subgroup
 
 def measured(problem: Problem, measure: str) -> tuple[Problem, str]:
@@ -140,7 +141,10 @@ def _price(
     stops early), the best W found (None if none has positive profit), and whether the
     maximum is exact (False when the program stopped early: then the upper bound may be
     positive with no W found, and no convergence can be read off it). Over at most
-    `PRICE_ENUMERATE` W's the profits of all of them are computed instead (`profits`)."""
+    `PRICE_ENUMERATE` W's the profits of all of them are computed instead (`profits`).
+    A scenario's slots (demand, coset) each read their own copy `z ≤ M x` of W, the copies
+    summing to at most W (`DISAGGREGATE`; the same integer optimum, a much tighter
+    relaxation: theory-scale O11, "A key's slots share W")."""
     ref = slots.subs[sub]
     if math.prod(int(x) + 1 for x in ref.VK) <= PRICE_ENUMERATE:
         Ws = box(np.zeros(len(ref.VK), dtype=np.int64), ref.VK)[1:]  # W = 0 left out
@@ -160,33 +164,59 @@ def _price(
     if max_head_dim is not None:
         rows.append((list(range(nt)), [float(x) for x in ref.dims], -np.inf, float(max_head_dim)))
     for s, key in enumerate(keys):
-        xs = []
+        chosen = []  # the key's slots: (j, demand, slot, the σ it can supply with a dual)
         for j, vi in enumerate(key):
             D = values[vi].D.mults
             for sl in slots.by_value[vi]:
                 if sl.K.id != sub:
                     continue
                 sig = [g for g in range(len(D)) if D[g] > 0 and mu.get((s, j, g), 0.0) > 0 and (sl.unit[:, g] > 0).any()]
-                if not sig:
-                    continue
-                x = len(cost)
-                cost.append(0.0)
-                lb.append(0.0)
-                ub.append(1.0)
-                integer.append(True)
-                xs.append(x)
+                if sig:
+                    chosen.append((j, D, sl, sig))
+        split = DISAGGREGATE and len(chosen) > 1
+        xs = []
+        shares: dict[int, list[int]] = defaultdict(list)  # t -> the slots' copies of W_t
+        for j, D, sl, sig in chosen:
+            x = len(cost)
+            cost.append(0.0)
+            lb.append(0.0)
+            ub.append(1.0)
+            integer.append(True)
+            xs.append(x)
+            if split:
+                # the slot's own copy z ≤ W of the coordinates it uses, the copies of one key
+                # summing to at most W (one slot is chosen: z = W there, 0 elsewhere), so a
+                # fractional choice of slots shares W instead of each slot using all of it
+                used = [t for t in range(nt) if sl.img[t] > 0 or any(sl.unit[t, g] > 0 for g in sig)]
+                z = {}
+                for t in used:
+                    # z_t ≤ M x: W_t above M = max(img_t, ⌈D_σ / unit_tσ⌉) adds no supply to the slot
+                    M = max([int(sl.img[t])] + [-(-int(D[g]) // int(sl.unit[t, g])) for g in sig if sl.unit[t, g] > 0])
+                    z[t] = len(cost)
+                    cost.append(0.0)
+                    lb.append(0.0)
+                    ub.append(float(min(M, ref.VK[t])))
+                    integer.append(False)
+                    shares[t].append(z[t])
+                    rows.append(([z[t], x], [1.0, -float(M)], -np.inf, 0.0))  # z ≤ M x
+                    if sl.img[t] > 0:  # hosting: z ≥ img when x = 1
+                        rows.append(([z[t], x], [1.0, -float(sl.img[t])], 0.0, np.inf))
+            else:
+                z = {t: t for t in range(nt)}
                 for t in range(nt):
                     if sl.img[t] > 0:  # hosting: W ≥ img when x = 1
                         rows.append(([t, x], [1.0, -float(sl.img[t])], 0.0, np.inf))
-                for g in sig:
-                    q = len(cost)
-                    cost.append(mu[(s, j, g)])
-                    lb.append(0.0)
-                    ub.append(float(D[g]))
-                    integer.append(False)
-                    rows.append(([q, x], [1.0, -float(D[g])], -np.inf, 0.0))  # q ≤ D_σ x
-                    ts = [t for t in range(nt) if sl.unit[t, g] > 0]
-                    rows.append(([q] + ts, [1.0] + [-float(sl.unit[t, g]) for t in ts], -np.inf, 0.0))  # q ≤ (W unit)_σ
+            for g in sig:
+                q = len(cost)
+                cost.append(mu[(s, j, g)])
+                lb.append(0.0)
+                ub.append(float(D[g]))
+                integer.append(False)
+                rows.append(([q, x], [1.0, -float(D[g])], -np.inf, 0.0))  # q ≤ D_σ x
+                ts = [t for t in range(nt) if sl.unit[t, g] > 0]
+                rows.append(([q] + [z[t] for t in ts], [1.0] + [-float(sl.unit[t, g]) for t in ts], -np.inf, 0.0))  # q ≤ (W unit)_σ
+        for t, zs in shares.items():
+            rows.append((zs + [t], [1.0] * len(zs) + [-1.0], -np.inf, 0.0))  # Σ z_t ≤ W_t
         if len(xs) > 1:
             rows.append((xs, [1.0] * len(xs), -np.inf, 1.0))  # one demand and coset per scenario
     heads, fixed = ref.K.index, slots.fixed(sub)
