@@ -5,6 +5,7 @@
     PYTHONPATH=. python3 benchmarks/induced.py --csv /tmp/induced.csv
     PYTHONPATH=. python3 benchmarks/induced.py --switch lift           # the parity split's lifted keys on / off (O21d)
     PYTHONPATH=. python3 benchmarks/induced.py --switch pricing        # the pricing programs' shared W on / off (O11)
+    PYTHONPATH=. python3 benchmarks/induced.py --switch checks         # the checkers' shared hosting classes and the hosts' box cut on / off
 
 Each problem is solved by `optimize` twice, each run in its own process and one after the
 other: as shipped (a finite group of order >= INDUCE_MIN_ORDER with an index-2 subgroup takes
@@ -14,7 +15,9 @@ the baseline with the induced design switched off (the child process raises
 the baseline keeps the induced design and the parity split's bound (O21) but not the parts'
 keys lifted into the search (`search.PARITY_LIFT`, Lemma O21d); with `--switch pricing` the
 baseline's pricing programs read all of W in every slot of a scenario (`lp_bound.DISAGGREGATE`
-off, the earlier formulation; O11, "A key's slots share W"). Every row prints status,
+off, the earlier formulation; O11, "A key's slots share W"); with `--switch checks` the
+baseline's checkers list every orbit's hosting classes afresh (`oracle.SHARED_MEMO` off) and
+the cheapest hosts search the whole box P^a ≤ W ≤ V|K' (`hosts.CUT_HOST_BOX` off). Every row prints status,
 parameters, lower bound, gap and wall time of both runs, and the ratios with / without of
 the parameters and of the bound.
 
@@ -49,7 +52,7 @@ PROBLEMS = [("Ih", "4xregular", 8, 60), ("S5", "4xregular", 8, 60), ("A5xC2", "4
 
 def _run(spec, tl: float, induce: bool, switch: str = "induced") -> tuple:  # noqa: ANN001
     from eqattn.attention import Problem
-    from eqattn.optimize import induced, lp_bound, optimize, search
+    from eqattn.optimize import hosts, induced, lp_bound, optimize, oracle, search
 
     t0 = time.perf_counter()
     p = Problem.create(*spec)
@@ -57,6 +60,8 @@ def _run(spec, tl: float, induce: bool, switch: str = "induced") -> tuple:  # no
         search.PARITY_LIFT = induce  # the baseline: the parity split's bound without its lifted keys
     elif switch == "pricing":
         lp_bound.DISAGGREGATE = induce  # the baseline: every slot of a scenario reads all of W
+    elif switch == "checks":
+        oracle.SHARED_MEMO = hosts.CUT_HOST_BOX = induce  # the baseline: hosting classes listed afresh, the hosts' whole box
     elif not induce:
         induced.INDUCE_MIN_ORDER = 10**9  # the baseline: no group is large enough to be induced to
         if induced.induce_from(p) is not None:  # the switch no longer reaches the search (a renamed constant)
@@ -88,8 +93,8 @@ def main() -> int:
     ap.add_argument("--only", default=None, help="G:V:H:d[,G:V:H:d...]")
     ap.add_argument("--time-limit", type=float, default=60.0)
     ap.add_argument("--csv", default=None)
-    ap.add_argument("--switch", choices=("induced", "lift", "pricing"), default="induced",
-                    help="what the baseline turns off: the induced design (O20), the parity split's lifted keys (O21d) or the pricing's shared W (O11)")
+    ap.add_argument("--switch", choices=("induced", "lift", "pricing", "checks"), default="induced",
+                    help="what the baseline turns off: the induced design (O20), the parity split's lifted keys (O21d), the pricing's shared W (O11) or the checks' memo and box cut")
     a = ap.parse_args()
     specs = PROBLEMS if not a.only else [tuple(int(x) if i >= 2 else x for i, x in enumerate(s.split(":"))) for s in a.only.split(",")]
     rows = []

@@ -8,6 +8,7 @@ subset-sum). A part of `SymbolicChecker` (symbolic.py), which holds the state it
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from itertools import product
 
 import numpy as np
@@ -21,6 +22,7 @@ MAX_PROFILE_EXPAND = 1_000_000  # rows formed at once before the dimension filte
 MERGE_PROFILE_ROWS = True  # rows equal in dimension used and clipped sums are merged while listed (Lemma 6, merging)
 FLOOR_PROFILE_ROWS = True  # ... the sums clipped below too, where what is still to come cannot break the pair (Lemma 6, floors)
 INTEGER_STATE_KEYS = True  # ... a state compared as one integer, not as a row (speed only: the same merges)
+MEMO_ENTRIES = 2048  # hosting classes a `HostingMemo` keeps (the least recently used go first)
 
 
 class DeadlinePassed(Exception):
@@ -164,6 +166,44 @@ def _extend_rows(rows: np.ndarray, used: np.ndarray, j: int, ks: np.ndarray, dl:
     return out, u_keep
 
 
+class HostingMemo:
+    """The hosting classes of orbits already listed, shared by the checkers of one problem's
+    designs (`SymbolicChecker(memo=...)`): an orbit's classes depend only on its subgroup
+    and on the design's orbit types (`DesignSearch.type_orbit`, in order), and a search checks
+    the same design more than once (its check, the repair's counterexamples, a raise tried
+    and then checked) and designs differing in types the orbit does not see as different.
+    At most `MEMO_ENTRIES`, least recently used first out.
+
+        >>> from eqattn.attention import Design, Problem
+        >>> from eqattn.attention.symbolic import SymbolicChecker
+        >>> p = Problem.create("C4", "E1", 2, 1)
+        >>> memo = HostingMemo(p)
+        >>> a = SymbolicChecker(p, Design.regular(p), memo=memo).hosting_classes((0, 1))
+        >>> SymbolicChecker(p, Design.regular(p), memo=memo).hosting_classes((0, 1)) is a, len(memo)
+        (True, 1)
+    """
+
+    def __init__(self, problem: object, entries: int = MEMO_ENTRIES) -> None:
+        self.problem = problem
+        self.entries = entries
+        self._items: OrderedDict[tuple, dict] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def get(self, key: tuple) -> dict | None:
+        got = self._items.get(key)
+        if got is not None:
+            self._items.move_to_end(key)
+        return got
+
+    def put(self, key: tuple, value: dict) -> None:
+        self._items[key] = value
+        self._items.move_to_end(key)
+        while len(self._items) > self.entries:
+            self._items.popitem(last=False)
+
+
 class HostingSets:
     """The hosting-set methods of `SymbolicChecker`."""
 
@@ -181,6 +221,12 @@ class HostingSets:
         maximal profiles with that stabiliser (one representative per hosting set)."""
         if orbit[0] in self._hostclass:  # depends on K only, not on the cluster size
             return self._hostclass[orbit[0]]
+        memo_key = (orbit[0], tuple(o.key() for o in self.search.type_orbit))
+        if self.memo is not None:
+            known = self.memo.get(memo_key)
+            if known is not None:
+                self._hostclass[orbit[0]] = known
+                return known
         K = self.problem.group.subgroup_classes[orbit[0]]
         VK = self.problem.restrict(K)
         d = self.problem.head_dim
@@ -199,6 +245,8 @@ class HostingSets:
             mins = minimal_patterns(items, key=lambda it: it[0])
             out[key] = [a for _, a in mins]
         self._hostclass[orbit[0]] = out
+        if self.memo is not None:
+            self.memo.put(memo_key, out)
         return out
 
     def _hostsets(self, VK: Rep, d: int, S: tuple[int, ...], tilde: dict, kb: int, slots: list) -> list:

@@ -50,7 +50,7 @@ from .options import Option, option_table
 from .problem import Problem
 from . import defeated_supply
 from .defeated_supply import DefeatedSupply
-from .hosting_sets import DeadlinePassed, HostingSets, minimal_patterns  # noqa: F401 (DeadlinePassed: raised by the checker)
+from .hosting_sets import DeadlinePassed, HostingMemo, HostingSets, minimal_patterns  # noqa: F401 (DeadlinePassed: raised by the checker)
 from .representatives import Representatives
 
 MAX_ABSTRACT_SCENARIOS = 200_000  # abstract scenarios over all clusterings
@@ -82,14 +82,19 @@ class SymbolicChecker(HostingSets, DefeatedSupply, Representatives):
 
     def __init__(
         self, problem: Problem, design: Design, *, fast: bool = True, shortfalls: bool = True, stop: Callable[[], bool] | None = None,
+        memo: HostingMemo | None = None,
     ) -> None:
         """`fast=False`: every abstract scenario through `check_scenario` (the general path);
         `shortfalls=False`: counterexamples without the best attempt's shortfall (the
         optimiser needs their demands only); `stop`: asked before each support of an orbit's
         hosting sets (the caller's clock, e.g. `lambda: time.perf_counter() > deadline`); when
-        it says True they stop with `DeadlinePassed`, keeping nothing partial."""
+        it says True they stop with `DeadlinePassed`, keeping nothing partial; `memo`: the
+        hosting classes listed by earlier checkers of `problem`'s designs (`HostingMemo`)."""
+        if memo is not None and memo.problem is not problem and memo.problem != problem:
+            raise ValueError("memo: a HostingMemo of another problem")
         self.problem = problem
         self.stop = stop
+        self.memo = memo
         self.design = design
         self.table = option_table(problem)
         self.h = hosting(problem)

@@ -27,13 +27,14 @@ from typing import Iterator
 from ..attention import Design, Problem
 from ..attention.clusterings import MAX_CLUSTERINGS, Clustering, clusterings, count_clusterings
 from ..attention.dominance import MAX_MULTISETS
-from ..attention.symbolic import DeadlinePassed, SymbolicChecker
+from ..attention.symbolic import DeadlinePassed, HostingMemo, SymbolicChecker
 from ..errors import LimitError
 from . import repair as greedy
 from .catalogue import DemandCatalogue
 from .coarsen import coarsen
 
 ROUND_KEYS = 60  # counterexamples added per round at most (one per clustering)
+SHARED_MEMO = True  # the checkers of one search share the hosting classes they list (a switch for benchmarks/induced.py)
 ROUNDED_MULTISETS = 256  # a rounded LP design past the checker's limits is checked through a coarser one with at most this many
 
 Key = tuple[int, ...]
@@ -51,6 +52,7 @@ class CounterexampleOracle:
         self.last_check_s = 0.0  # seconds of the last design check
         self.check_time = 0.0  # seconds of every check
         self.unchecked = False  # a candidate could not be checked within the checker's limits
+        self.memo = HostingMemo(problem) if SHARED_MEMO else None  # the hosting classes its checkers (and the repair's) listed
 
     def _clusterings(self, chk: SymbolicChecker) -> Iterator[Clustering]:
         if self.only is not None:
@@ -69,7 +71,7 @@ class CounterexampleOracle:
         t = time.perf_counter()
         out: list[Key] = []
         try:
-            chk = SymbolicChecker(self.problem, design, shortfalls=False, stop=lambda: time.perf_counter() > deadline)
+            chk = SymbolicChecker(self.problem, design, shortfalls=False, stop=lambda: time.perf_counter() > deadline, memo=self.memo)
             first = sorted(self.failing, key=self.failing.__getitem__, reverse=True)
             done = set(first)
             for c in chain(first, (c for c in self._clusterings(chk) if c not in done)):
@@ -141,4 +143,4 @@ class CounterexampleOracle:
                 return None
             return [c for c, t in self.failing.items() if t > mark], new
 
-        return greedy.repair(design, failing, check, until, best_units, max_head_dim)
+        return greedy.repair(design, failing, check, until, best_units, max_head_dim, self.memo)

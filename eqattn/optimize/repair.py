@@ -31,7 +31,7 @@ from ..attention import Design, DesignOrbit, Problem
 from ..attention.clusterings import Clustering
 from ..attention.coverage import demands_of
 from ..attention.hosting import hosting
-from ..attention.symbolic import DeadlinePassed, SymbolicChecker
+from ..attention.symbolic import DeadlinePassed, HostingMemo, SymbolicChecker
 from ..errors import LimitError
 from ..reps import Rep
 
@@ -94,13 +94,13 @@ def targets_of(problem: Problem, pool: list[tuple]) -> list[tuple[int, Rep]]:
     return list(dict.fromkeys((d.kbar, d.P) for opts in pool for d in demands_of(problem, opts) if not d.pool))
 
 
-def counterexamples(design: Design, failing: list[Clustering], deadline: float) -> list[tuple] | None:
+def counterexamples(design: Design, failing: list[Clustering], deadline: float, memo: HostingMemo | None = None) -> list[tuple] | None:
     """The concrete counterexamples of `design` on the clusterings it misses, with scenarios
     it cannot tell apart from them (`SymbolicChecker.alike`), POOL at most: the repair's
     score counts how many of them a raised design still fails. None past the checker's
-    limits or, inside the checker, past the deadline."""
+    limits or, inside the checker, past the deadline. `memo`: the search's hosting classes."""
     try:
-        chk = SymbolicChecker(design.problem, design, shortfalls=False, stop=lambda: time.perf_counter() > deadline)
+        chk = SymbolicChecker(design.problem, design, shortfalls=False, stop=lambda: time.perf_counter() > deadline, memo=memo)
         found = []
         for c in failing[:POOL]:
             if time.perf_counter() > deadline:
@@ -117,11 +117,11 @@ def counterexamples(design: Design, failing: list[Clustering], deadline: float) 
         return None
 
 
-def still_failing(design: Design, pool: list[tuple], deadline: float) -> list[tuple] | None:
+def still_failing(design: Design, pool: list[tuple], deadline: float, memo: HostingMemo | None = None) -> list[tuple] | None:
     """The scenarios of `pool` that have no assignment in `design`; None past the deadline
-    or the checker's limits."""
+    or the checker's limits. `memo`: the search's hosting classes."""
     try:
-        chk = SymbolicChecker(design.problem, design, stop=lambda: time.perf_counter() > deadline)
+        chk = SymbolicChecker(design.problem, design, stop=lambda: time.perf_counter() > deadline, memo=memo)
         out = []
         for opts in pool:
             if time.perf_counter() > deadline:
@@ -140,15 +140,17 @@ def repair(
     deadline: float,
     budget_units: float,
     max_head_dim: int | None = None,
+    memo: HostingMemo | None = None,
 ) -> tuple[Design | None, list]:
     """(a covering design from `design` by REPAIR_STEPS raises at most, or None; the
     counterexample keys met on the way). `failing`: the clusterings `design` misses;
     `check(d)`: (clusterings d misses, their keys), None past the deadline; designs of
     `budget_units` units or more are not tried. Each step takes the raise that leaves the
-    fewest of the pool's scenarios failing (`counterexamples`), the cheapest of those."""
+    fewest of the pool's scenarios failing (`counterexamples`), the cheapest of those.
+    `memo`: the hosting classes the search's checkers listed (`HostingMemo`)."""
     keys: list = []
     problem = design.problem
-    pool = counterexamples(design, failing, deadline)
+    pool = counterexamples(design, failing, deadline, memo)
     for _ in range(REPAIR_STEPS):
         if not pool:
             return None, keys
@@ -157,7 +159,7 @@ def repair(
         for _, cand in options:  # (cheapest first: the rest cost more)
             if cand.params // 4 >= budget_units or time.perf_counter() > deadline:
                 break
-            left = still_failing(cand, pool, deadline)
+            left = still_failing(cand, pool, deadline, memo)
             if left is not None and (best is None or len(left) < len(best[0])):
                 best = (left, cand)
                 if not left:
@@ -176,5 +178,5 @@ def repair(
         keys.extend(new)
         if not failing:
             return design, keys
-        pool = counterexamples(design, failing, deadline)
+        pool = counterexamples(design, failing, deadline, memo)
     return None, keys

@@ -7,6 +7,7 @@ from __future__ import annotations
 from itertools import product
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -210,3 +211,41 @@ def test_merged_listing_has_the_plain_listings_masks_on_random_designs(case, dat
     finally:
         SymbolicChecker._hostsets = orig
     assert compared
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.sampled_from([("D4", "4xregular", 4, 12), ("S4", "2xregular", 4, 12)]), st.data())
+def test_a_shared_memo_gives_each_design_its_own_verdicts(case, data):  # noqa: ANN001
+    """Checkers of several designs sharing one `HostingMemo` (designs repeated, and designs
+    with the same types in another order or with a type's orbit repeated) answer every
+    clustering as fresh checkers do; the memo is hit, and refuses another problem's checker."""
+    p = Problem.create(*case)
+    pick = []
+    for _ in range(data.draw(st.integers(2, 3))):
+        K = data.draw(st.sampled_from(p.group.subgroup_classes))
+        W = tuple(data.draw(st.integers(0, m)) for m in p.restrict(K).mults)
+        pick.append(DesignOrbit(K, Rep(K, W)))
+    designs = [Design(p, tuple(pick)), Design(p, tuple(pick[:-1])), Design(p, tuple(reversed(pick))),
+               Design(p, tuple(pick + pick[:1])), Design(p, tuple(pick))]
+    memo = hs.HostingMemo(p)
+    hits = []
+    orig = memo.get
+
+    def get(key):  # noqa: ANN001, ANN202
+        got = orig(key)
+        hits.append(got is not None)
+        return got
+
+    memo.get = get
+    cs = list(clusterings(p))
+    for design in designs:
+        shared = SymbolicChecker(p, design, memo=memo)
+        fresh = SymbolicChecker(p, design)
+        for c in cs:
+            a, b = shared.first_uncovered(c), fresh.first_uncovered(c)
+            assert (a is None) == (b is None)
+            if a is not None:
+                assert a.options == b.options
+    assert any(hits)
+    with pytest.raises(ValueError, match="memo"):
+        SymbolicChecker(Problem.create("C4", "E1", 2, 1), Design(Problem.create("C4", "E1", 2, 1), ()), memo=memo)

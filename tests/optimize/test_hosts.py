@@ -1,7 +1,7 @@
 """The cheapest host of a demand through one slot (eqattn/optimize/hosts.py `cheapest_host`):
-the shortcut (W = P^a) and the enumeration of the box P^a ≤ W ≤ V|K' agree with the integer
-program on every slot of every demand value met on a few problems, with and without a
-head-dimension cap."""
+the shortcut (W = P^a) and the enumeration of the box P^a ≤ W ≤ top (`host_box_top`) agree
+with the integer program over the whole box P^a ≤ W ≤ V|K' on every slot of every demand value
+met on a few problems, with and without a head-dimension cap."""
 
 from __future__ import annotations
 
@@ -19,7 +19,8 @@ def _feasible(slot, D, W, cap) -> bool:  # noqa: ANN001
     return bool((W >= slot.img).all() and (W <= slot.VK).all() and (W @ slot.unit >= D).all() and (cap is None or W @ slot.dims <= cap))
 
 
-@pytest.mark.parametrize("G,V,H,d", [("C4", "2xregular", 2, 3), ("D4", "regular", 2, 3), ("S3", "2xregular", 2, 4), ("C2xC2", "2xregular", 2, 3)])
+@pytest.mark.parametrize("G,V,H,d", [("C4", "2xregular", 2, 3), ("D4", "regular", 2, 3), ("S3", "2xregular", 2, 4), ("C2xC2", "2xregular", 2, 3),
+                                     ("C4", "6xregular", 2, 4)])
 def test_cheapest_host_matches_the_program(G, V, H, d, monkeypatch):  # noqa: ANN001
     p = Problem.create(G, V, H, d)
     h = hosting(p)
@@ -32,15 +33,19 @@ def test_cheapest_host_matches_the_program(G, V, H, d, monkeypatch):  # noqa: AN
             if key not in seen:
                 seen.add(key)
                 cases.append((slot, D))
-    checked = shortcut = 0
+    checked = shortcut = cut = 0
     for slot, D in cases[:: max(1, len(cases) // 60)]:
         for cap in (None, d, 1):
             p.group.memo.get("cheapest_host", dict).clear()
             fast = cheapest_host(slot, D, cap)
-            monkeypatch.setattr(types, "ENUMERATE_HOSTS", 0)  # the program every time
+            monkeypatch.setattr(types, "ENUMERATE_HOSTS", 0)  # the program every time, over the whole box P^a ≤ W ≤ V|K'
+            monkeypatch.setattr(types, "CUT_HOST_BOX", False)
             p.group.memo.get("cheapest_host", dict).clear()
             ref = _cheapest_host_program(slot, D, cap, None)
             monkeypatch.setattr(types, "ENUMERATE_HOSTS", 20000)
+            monkeypatch.setattr(types, "CUT_HOST_BOX", True)
+            top = types.host_box_top(slot, D)
+            cut += bool((top < slot.VK).any())
             assert (fast is None) == (ref is None)
             if ref is not None:
                 assert _feasible(slot, D, fast, cap) and _feasible(slot, D, ref, cap)
@@ -48,3 +53,4 @@ def test_cheapest_host_matches_the_program(G, V, H, d, monkeypatch):  # noqa: AN
                 shortcut += bool((fast == slot.img).all())
             checked += 1
     assert checked >= 20 and 1 <= shortcut < checked - 5, (checked, shortcut)
+    assert cut > 0  # (the box's top below V|K' somewhere: the cut is exercised)
