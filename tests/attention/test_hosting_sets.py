@@ -177,18 +177,23 @@ def test_the_s4xc2_design_past_the_old_limits_is_checked(monkeypatch):  # noqa: 
     assert [i for i, v in enumerate(verdicts) if v] == [0, 1, 5, 6, 8, 9, 10, 12, 13, 14]
 
 
+def _random_orbits(p: Problem, data, least: int, most: int) -> tuple[DesignOrbit, ...]:  # noqa: ANN001
+    """least to most orbits (K, W) of random subgroups and head spaces W ≤ V|K."""
+    orbits = []
+    for _ in range(data.draw(st.integers(least, most))):
+        K = data.draw(st.sampled_from(p.group.subgroup_classes))
+        W = tuple(data.draw(st.integers(0, m)) for m in p.restrict(K).mults)
+        orbits.append(DesignOrbit(K, Rep(K, W)))
+    return tuple(orbits)
+
+
 @settings(max_examples=30, deadline=None)
 @given(st.sampled_from([("D4", "4xregular", 4, 12), ("D6", "3xregular", 4, 12), ("S4", "2xregular", 4, 12)]), st.data())
 def test_merged_listing_has_the_plain_listings_masks_on_random_designs(case, data):  # noqa: ANN001
     """Merging with floors (Lemma 6) keeps every hosting mask of the plain listing, on designs
     of two to four random orbits; a floor that forgot what later coordinates add fails here."""
     p = Problem.create(*case)
-    orbits = []
-    for _ in range(data.draw(st.integers(2, 4))):
-        K = data.draw(st.sampled_from(p.group.subgroup_classes))
-        W = tuple(data.draw(st.integers(0, m)) for m in p.restrict(K).mults)
-        orbits.append(DesignOrbit(K, Rep(K, W)))
-    design = Design(p, tuple(orbits))
+    design = Design(p, _random_orbits(p, data, 2, 4))
     orig = SymbolicChecker._hostsets
     compared = []
 
@@ -220,11 +225,7 @@ def test_a_shared_memo_gives_each_design_its_own_verdicts(case, data):  # noqa: 
     with the same types in another order or with a type's orbit repeated) answer every
     clustering as fresh checkers do; the memo is hit, and refuses another problem's checker."""
     p = Problem.create(*case)
-    pick = []
-    for _ in range(data.draw(st.integers(2, 3))):
-        K = data.draw(st.sampled_from(p.group.subgroup_classes))
-        W = tuple(data.draw(st.integers(0, m)) for m in p.restrict(K).mults)
-        pick.append(DesignOrbit(K, Rep(K, W)))
+    pick = list(_random_orbits(p, data, 2, 3))
     designs = [Design(p, tuple(pick)), Design(p, tuple(pick[:-1])), Design(p, tuple(reversed(pick))),
                Design(p, tuple(pick + pick[:1])), Design(p, tuple(pick))]
     memo = hs.HostingMemo(p)
