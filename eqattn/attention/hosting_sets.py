@@ -263,13 +263,12 @@ class HostingSets:
             Ws.append(np.array(o.W.mults, dtype=np.int64))
         # pairs (slot, rho) that some profile might break (fractional-knapsack upper bound)
         pairs = []
+        mS = np.array([m[s] for s in S], dtype=np.int64)
+        dS = np.array([dims[s] for s in S], dtype=np.float64)
         for i, (C, W) in enumerate(zip(Cs, Ws)):
-            for rho in range(C.shape[1]):
-                col = C[:, rho]
-                ub = min(int(sum(m[s] * int(col[j]) for j, s in enumerate(S))),
-                         math.floor(d * max(int(col[j]) / dims[s] for j, s in enumerate(S))))
-                if ub > W[rho]:
-                    pairs.append((i, rho))
+            # per ρ: min(Σ_σ m_σ C_σρ, ⌊d · max_σ C_σρ / δ_σ⌋), vectorised over ρ
+            ub = np.minimum(mS @ C, np.floor(d * (C / dS[:, None]).max(axis=0)))
+            pairs.extend((i, int(rho)) for rho in np.flatnonzero(ub > W))
         rel = sorted({j for i, rho in pairs for j in range(len(S)) if Cs[i][j, rho]})
         # a relevant irrep is "single" when every breakable pair it enters has it as its only
         # coefficient: that pair breaks iff a_σ passes a threshold, so only the interval of
