@@ -15,6 +15,7 @@ import numpy as np
 
 from ..errors import LimitError
 from ..reps import Rep
+from .problem import Problem
 from .supports import slacks_for_support, supports_of
 
 MAX_PROFILE_ROWS = 400_000  # profiles listed over the hosting-relevant irreps of one support
@@ -183,7 +184,7 @@ class HostingMemo:
         (True, 1)
     """
 
-    def __init__(self, problem: object, entries: int = MEMO_ENTRIES) -> None:
+    def __init__(self, problem: Problem, entries: int = MEMO_ENTRIES) -> None:
         self.problem = problem
         self.entries = entries
         self._items: OrderedDict[tuple, dict] = OrderedDict()
