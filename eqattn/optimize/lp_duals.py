@@ -129,13 +129,19 @@ def pi_values(sub: int, Ws: np.ndarray, slots: Slots, values: Sequence[Demand], 
     """π(W) = Σ_s max(0, max_{j, slot hosting} μ_{s,j} · min(S, D)) for each row W of Ws
     (types on K'; 0 where K' hosts no demand of the keys), vectorised. Monotone in W."""
     pi = np.zeros(len(Ws))
-    for s, key in enumerate(keys):
+    duals: dict[int, dict[int, dict[int, float]]] = {}  # s -> j -> σ -> μ ≠ 0 (most keys have none)
+    for (s, j, g), v in mu.items():
+        if v:
+            duals.setdefault(s, {}).setdefault(j, {})[g] = v
+    for s in sorted(duals):  # (in key order: the same sums as a loop over every key)
+        key = keys[s]
         best = None
-        for j, vi in enumerate(key):
+        for j in sorted(duals[s]):
+            vi = key[j]
             D = np.asarray(values[vi].D.mults, dtype=np.int64)
-            w = np.array([mu.get((s, j, g), 0.0) for g in range(len(D))])
-            if not w.any():
-                continue
+            w = np.zeros(len(D))
+            for g, v in duals[s][j].items():
+                w[g] = v
             for sl in slots.by_value[vi]:
                 if sl.K.id != sub:
                     continue

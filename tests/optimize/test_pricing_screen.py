@@ -119,3 +119,39 @@ def test_shared_w_tightens_the_screen(monkeypatch):
                 _price(sub, slots, space.values, keys, mu, 0.0, None, 10.0, None)
         programs[disaggregate] = count[0]
     assert programs[True] < programs[False], programs
+
+
+def _pi_every_key(sub, Ws, slots, values, keys, mu):  # noqa: ANN001, ANN202 - the plain loop over every key
+    pi = np.zeros(len(Ws))
+    for s, key in enumerate(keys):
+        best = None
+        for j, vi in enumerate(key):
+            D = np.asarray(values[vi].D.mults, dtype=np.int64)
+            w = np.array([mu.get((s, j, g), 0.0) for g in range(len(D))])
+            if not w.any():
+                continue
+            for sl in slots.by_value[vi]:
+                if sl.K.id == sub:
+                    val = np.where((Ws >= sl.img).all(axis=1), np.minimum(Ws @ sl.unit, D) @ w, 0.0)
+                    best = val if best is None else np.maximum(best, val)
+        if best is not None:
+            pi += best
+    return pi
+
+
+def test_pi_values_over_the_keys_with_duals_is_the_loop_over_every_key():
+    """`pi_values` visits only the keys with a nonzero dual, in key order: the same values, to
+    the bit, as the loop over every key (zero duals and keys without any included)."""
+    from eqattn.optimize.lp_duals import pi_values
+
+    p = Problem.create("D4", "2xregular", 3, 2)
+    space = ScenarioSpace(p)
+    keys = [k for k in space.initial_keys() if any(any(space.values[v].D.mults) for v in k)]
+    slots = Slots(p, hosting(p), space.values, keys, None)
+    rows = [(s, j, g) for s, key in enumerate(keys) for j, vi in enumerate(key) for g, x in enumerate(space.values[vi].D.mults) if x > 0]
+    rng = random.Random(7)
+    for share in (0.05, 0.3, 1.0):
+        mu = {r: (0.0 if rng.random() < 0.3 else rng.random() * 5) for r in rows if rng.random() < share}
+        for sub, ref in slots.subs.items():
+            Ws = box(np.zeros(len(ref.VK), dtype=np.int64), ref.VK)
+            assert np.array_equal(pi_values(sub, Ws, slots, space.values, keys, mu), _pi_every_key(sub, Ws, slots, space.values, keys, mu))
