@@ -222,8 +222,8 @@ class HostingSets:
         maximal profiles with that stabiliser (one representative per hosting set)."""
         if orbit[0] in self._hostclass:  # depends on K only, not on the cluster size
             return self._hostclass[orbit[0]]
-        memo_key = (orbit[0], tuple(o.key() for o in self.search.type_orbit))
-        if self.memo is not None:
+        memo_key = None if self.memo is None else (orbit[0], tuple(o.key() for o in self.search.type_orbit))
+        if memo_key is not None:
             known = self.memo.get(memo_key)
             if known is not None:
                 self._hostclass[orbit[0]] = known
@@ -246,7 +246,7 @@ class HostingSets:
             mins = minimal_patterns(items, key=lambda it: it[0])
             out[key] = [a for _, a in mins]
         self._hostclass[orbit[0]] = out
-        if self.memo is not None:
+        if memo_key is not None:
             self.memo.put(memo_key, out)
         return out
 

@@ -90,7 +90,7 @@ class SymbolicChecker(HostingSets, DefeatedSupply, Representatives):
         hosting sets (the caller's clock, e.g. `lambda: time.perf_counter() > deadline`); when
         it says True they stop with `DeadlinePassed`, keeping nothing partial; `memo`: the
         hosting classes listed by earlier checkers of `problem`'s designs (`HostingMemo`)."""
-        if memo is not None and memo.problem is not problem and memo.problem != problem:
+        if memo is not None and memo.problem != problem:
             raise ValueError("memo: a HostingMemo of another problem")
         self.problem = problem
         self.stop = stop

@@ -91,25 +91,31 @@ ENUMERATE_HOSTS = 20000  # W's between P^a and the box's top past which cheapest
 CUT_HOST_BOX = True  # the box's top at what a coordinate can still add (a switch for the tests)
 
 
-def host_box_top(slot: Slot, D: np.ndarray) -> np.ndarray:
-    """The top of the box a cheapest host is searched in: `min(V|K', M)`, `M_τ =
-    max(P^a_τ, max_σ ⌈D_σ / unit_τσ⌉)` over the σ with `D_σ > 0` that τ supplies (just P^a_τ
-    when it supplies none). A covering W with `W_τ > M_τ` still covers with `W_τ = M_τ`
-    (τ alone then meets every σ it supplies) and costs no more, so a cheapest host lies in
-    the box; the enumeration takes far more slots (on S4xC2 10×regular H = 4 d = 60, 1008 of
-    1137 programs, against 26 within V|K').
+def saturating(slot: Slot, D: np.ndarray) -> np.ndarray:
+    """Per irrep τ of K', the multiplicity past which W_τ adds nothing to what the slot
+    hosts and supplies of D: `min(V|K'_τ, M_τ)`, `M_τ = max(P^a_τ, max_σ ⌈D_σ / unit_τσ⌉)` over
+    the σ with `D_σ > 0` that τ supplies (just P^a_τ when it supplies none). A W with `W_τ ≥
+    M_τ` hosts and meets every σ that τ supplies through the slot by τ alone, so
+    `min(W, saturating)` hosts as W does and supplies `min(S, D)` as W does (the cheapest
+    host's box, `host_box_top`; the pricing program's per-slot copies of W, lp_bound.py).
 
         >>> from types import SimpleNamespace
         >>> slot = SimpleNamespace(img=np.array([1, 0]), VK=np.array([40, 40]), unit=np.array([[1, 0], [0, 3]]))
-        >>> host_box_top(slot, np.array([5, 7])).tolist()
+        >>> saturating(slot, np.array([5, 7])).tolist()
         [5, 3]
     """
-    if not CUT_HOST_BOX:
-        return np.asarray(slot.VK, dtype=np.int64)
     D = np.asarray(D, dtype=np.int64)
     unit = np.asarray(slot.unit, dtype=np.int64)
     need = np.where((unit > 0) & (D[None, :] > 0), -(-D[None, :] // np.maximum(unit, 1)), 0)
     return np.minimum(np.asarray(slot.VK, dtype=np.int64), np.maximum(np.asarray(slot.img, dtype=np.int64), need.max(axis=1, initial=0)))
+
+
+def host_box_top(slot: Slot, D: np.ndarray) -> np.ndarray:
+    """The top of the box a cheapest host is searched in: `saturating(slot, D)`. A covering W
+    with `W_τ` above it still covers with `W_τ` there and costs no more, so a cheapest host
+    lies in the box; the enumeration takes far more slots (on S4xC2 10×regular H = 4 d = 60,
+    1008 of 1137 programs, against 26 within V|K'). V|K' with `CUT_HOST_BOX` off."""
+    return saturating(slot, D) if CUT_HOST_BOX else np.asarray(slot.VK, dtype=np.int64)
 
 
 def _cheapest_host_program(slot: Slot, D: np.ndarray, max_head_dim: int | None, threads: int | None) -> np.ndarray | None:

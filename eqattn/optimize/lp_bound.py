@@ -41,7 +41,7 @@ from ..attention import Problem
 from ..attention.assignment import Demand
 from ..attention.hosting import Hosting
 from . import solver
-from .hosts import box
+from .hosts import box, saturating
 from .lp_duals import Certificate, Column, Slots, profits, supply_entries
 from .lp_master import MasterRounds
 
@@ -187,18 +187,18 @@ def _price(
                 # the slot's own copy z ≤ W of the coordinates it uses, the copies of one key
                 # summing to at most W (one slot is chosen: z = W there, 0 elsewhere), so a
                 # fractional choice of slots shares W instead of each slot using all of it
-                used = [t for t in range(nt) if sl.img[t] > 0 or any(sl.unit[t, g] > 0 for g in sig)]
+                # z_t ≤ M x: W_t past M adds nothing to the slot's hosting and supply of its σ
+                M = saturating(sl, [D[g] if g in sig else 0 for g in range(len(D))])
                 z = {}
-                for t in used:
-                    # z_t ≤ M x: W_t above M = max(img_t, ⌈D_σ / unit_tσ⌉) adds no supply to the slot
-                    M = max([int(sl.img[t])] + [-(-int(D[g]) // int(sl.unit[t, g])) for g in sig if sl.unit[t, g] > 0])
+                for t in np.flatnonzero((sl.img > 0) | (sl.unit[:, sig] > 0).any(axis=1)):  # (what the slot hosts or supplies through)
+                    t = int(t)
                     z[t] = len(cost)
                     cost.append(0.0)
                     lb.append(0.0)
-                    ub.append(float(min(M, ref.VK[t])))
+                    ub.append(float(M[t]))
                     integer.append(False)
                     shares[t].append(z[t])
-                    rows.append(([z[t], x], [1.0, -float(M)], -np.inf, 0.0))  # z ≤ M x
+                    rows.append(([z[t], x], [1.0, -float(M[t])], -np.inf, 0.0))  # z ≤ M x
                     if sl.img[t] > 0:  # hosting: z ≥ img when x = 1
                         rows.append(([z[t], x], [1.0, -float(sl.img[t])], 0.0, np.inf))
             else:

@@ -54,7 +54,8 @@ def test_screened_pricing_agrees_with_the_enumeration(monkeypatch):
 
 
 @pytest.mark.parametrize("disaggregate", [True, False], ids=["shared-W", "plain"])
-@pytest.mark.parametrize("case", [("D4", "2xregular", 3, 2), ("S3", "regular + 2x[2,1]", 2, 3), ("C2xC4", "regular", 3, 2)],
+@pytest.mark.parametrize("case", [("D4", "2xregular", 3, 2), ("S3", "regular + 2x[2,1]", 2, 3), ("C2xC4", "regular", 3, 2),
+                                  ("D4", "2xE1 + A1 + B1", 2, 2)],
                          ids=lambda c: f"{c[0]}-{c[1]}-H{c[2]}-d{c[3]}")
 def test_the_pricing_program_finds_the_best_type(monkeypatch, case, disaggregate):
     """The program's maximum is the best profit over every type (a key's slots sharing W
