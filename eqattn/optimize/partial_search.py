@@ -58,6 +58,7 @@ FIRST_WORK = 4  # ... under a work limit: solver work units
 KEY_LP_ITERATIONS = 20_000  # simplex iterations of one cheap LP bound under a work limit (deterministic)
 GROW_SECONDS = 1.0  # a growing search gets at least this (or its share of the phase)
 CHEAP_SHARE = 0.2  # of the time at most for the scenario bounds of the first counterexamples
+RETRIED = ("time_limit", "work_limit")  # a single search that these stopped is tried again with twice the time
 
 
 @dataclass(frozen=True)
@@ -97,7 +98,7 @@ class _Runner:
         self.searches = 0
         self.stopped: str | None = None
         self.infeasible: set[int] = set()
-        self.single: set[int] = set()  # clusterings whose search alone has ended (feasible or not)
+        self.single: set[int] = set()  # clusterings whose search alone has ended (feasible or not, or short of types)
         self.conflicts: list[frozenset[int]] = []  # sets of clusterings no design within the limits covers (proven)
 
     def out(self, until: float, work: int | None = None) -> bool:
@@ -134,7 +135,7 @@ class _Runner:
             else:
                 self.conflicts.append(only)
         if len(only) == 1:
-            if r.status in ("infeasible", "optimal", "feasible"):
+            if r.status in ("infeasible", "optimal", "feasible") or r.stopped not in RETRIED:
                 self.single |= only
         return r
 
@@ -157,8 +158,8 @@ class _Runner:
                     got = self.covered_by(r.design, {c} | trivial)
                     if got is not None:
                         found.append(_Incumbent(r.design, got, (frozenset({c}), r), trivial))
-                elif r is not None and r.status != "infeasible":
-                    later.append(c)
+                elif r is not None and r.status != "infeasible" and r.stopped in RETRIED:
+                    later.append(c)  # (a search the type set or the checker stopped ends the same with more time)
             pending, seconds, units = later, 2 * seconds, 2 * units
         return found
 
@@ -190,6 +191,8 @@ class _Runner:
             if self.out(until, work):
                 break
             only = (inc.covered - inc.trivial) | {c}
+            if only == {c} and c in self.single:
+                continue  # (that search alone has ended: again it would end the same)
             seconds = max(GROW_SECONDS, (until - time.perf_counter()) / (len(todo) - k))
             units = None if work is None else max(FIRST_WORK, (work - self.usage.work) // (len(todo) - k))
             inc = self.offer(inc, only, self.search(only, until, seconds, units))

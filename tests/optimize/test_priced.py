@@ -6,6 +6,7 @@ cost c* has a covering design within max_cost = c* and none within c* - 1)."""
 
 from __future__ import annotations
 
+import re
 import pytest
 from brute_force import BruteForce
 
@@ -14,6 +15,7 @@ from eqattn.errors import InputError
 from eqattn.reps import irreps_of
 from eqattn.optimize import optimize
 from eqattn.optimize.limits import attention_cost, uniform_ratio
+from eqattn.optimize.rounds import sampled as sampled_round
 from eqattn.optimize.widening import cost_search, min_attention_cost
 
 SMALL = [("C2", "A + 2xB", 2, 2), ("C3", "A + E1", 2, 2), ("C4", "E1 + B", 3, 1), ("D3", "A1 + E1", 2, 2),
@@ -63,16 +65,23 @@ def test_least_cost_by_pricing_equals_the_exhaustive_least_cost(group, rep, head
     assert attention_cost(Design(p, res.design.orbits)) == ref
 
 
-def test_least_cost_past_the_budget_program_against_max_cost():
+def test_least_cost_past_the_budget_program_against_max_cost(monkeypatch):
     """Oh, 8xvector + 8xtrivial, H2 d9 (past the budget program): least cost 34 proven by
     pricing, half the cost of the fewest-parameter design (68, same 704 parameters); the
-    optimiser under max_cost finds a covering design at c* and proves none at c* - 1."""
+    optimiser under max_cost finds a covering design at c* and proves none at c* - 1: by
+    the limits round over the keys met and drawn (O22), and without drawings by the search
+    for the least cost (optimizer._by_cost)."""
     p = Problem.create("Oh", "8xvector + 8xtrivial", 2, 9)
     e, keys = cost_search(p, 60)
     assert e.status == "optimal" and e.value == e.lower_bound == attention_cost(e.design) and keys
     assert min_attention_cost(p, 60).value == e.value  # the widening question takes this route
     at = optimize(p, 60, constrained=False, max_cost=e.value)
     assert at.design is not None and attention_cost(at.design) <= e.value
+    below = optimize(p, 60, constrained=False, max_cost=e.value - 1)
+    assert below.status == "infeasible"
+    assert re.fullmatch(r"every covering design with every head of dimension at most 33 has attention cost "
+                        r"at least 34 \(LP bound over \d+ scenarios\); the limits allow at most 33", below.reason), below.reason
+    monkeypatch.setattr(sampled_round, "MAX_DRAWINGS", 0)
     below = optimize(p, 60, constrained=False, max_cost=e.value - 1)
     assert below.status == "infeasible"
     assert below.reason == "every covering design within the limits has attention cost at least 34; the limits allow at most 33"

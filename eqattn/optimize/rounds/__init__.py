@@ -4,6 +4,7 @@ the driver that runs them (docs/theory-scale.md O6-O18).
 A pass runs, in this order, every round that applies until one ends it:
 
 - `Clock` (clock.py): the time and work limits; opens the pass;
+- `SampledKeysRound` (sampled.py): random scenarios join S when no candidate is left (O22);
 - `ScenarioBoundRound` (scenario_bound.py): the bound of single scenarios (O7);
 - `CostCertificateRound` (certificate.py): infeasible when the bound exceeds what the cost
   cap of the compute limits allows (O19; again after the LP bound);
@@ -33,6 +34,7 @@ from .limits_bound import LimitsBoundRound
 from .generated import GeneratedTypesRound
 from .price import PriceRound, lp_lower
 from .program import ProgramRound
+from .sampled import SampledKeysRound
 from .rounded import RepairRound, RoundedKeysRound, RoundedRound
 from .scenario_bound import ScenarioBoundRound
 from .seed import plant_seed
@@ -42,7 +44,7 @@ from .state import AGAIN, NEXT, Outcome, Round, SearchResult, SearchState, done,
 def pipeline() -> tuple[Round, ...]:
     """The rounds of one pass, in order (module docstring)."""
     return (
-        Clock(), ScenarioBoundRound(), CostCertificateRound(), LimitsBoundRound(), FixedTypesRound(), CappedTypesRound(), PriceRound(),
+        Clock(), SampledKeysRound(), ScenarioBoundRound(), CostCertificateRound(), LimitsBoundRound(), FixedTypesRound(), CappedTypesRound(), PriceRound(),
         CostCertificateRound(), RoundedRound(), RepairRound(), RoundedKeysRound(), GeneratedTypesRound(), ProgramRound(),
     )
 
@@ -70,5 +72,5 @@ def drive(state: SearchState, rounds: Sequence[Round]) -> SearchResult | None:
 __all__ = [
     "AGAIN", "NEXT", "Outcome", "Round", "SearchResult", "SearchState", "done", "drive", "lp_lower", "lp_reserve", "pipeline",
     "plant_seed", "stop", "CappedTypesRound", "Clock", "CostCertificateRound", "FixedTypesRound", "GeneratedTypesRound", "LimitsBoundRound", "PriceRound", "ProgramRound",
-    "RepairRound", "RoundedKeysRound", "RoundedRound", "ScenarioBoundRound",
+    "RepairRound", "RoundedKeysRound", "RoundedRound", "SampledKeysRound", "ScenarioBoundRound",
 ]

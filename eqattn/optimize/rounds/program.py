@@ -18,6 +18,7 @@ from ..oracle import ROUND_KEYS
 from ..program import build
 from ..result import to_design
 from .price import lp_lower
+from .sampled import may_sample
 from .state import AGAIN, Outcome, SearchState, done, stop
 
 RESTRICTED_SHARE = 0.25  # of the loop's time left, for one restricted program
@@ -135,6 +136,9 @@ class ProgramRound:
                 return AGAIN
             if state.floor:  # nothing added to the seed's design is cheaper than the incumbent
                 state.floor.clear()
+                return AGAIN
+            if may_sample(state):  # no candidate to learn from: random scenarios for the limits round
+                state.sample_wanted = True
                 return AGAIN
             return stop()  # no generated design cheaper than the incumbent meets S
         if sol.status == "infeasible":  # no design (cheaper than the incumbent, within the limits) meets S

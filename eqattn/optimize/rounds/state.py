@@ -157,6 +157,8 @@ class SearchState:
     best_lp: tuple[tuple[Key, ...], "LPBound"] | None = None
     limits_keys: int = 0  # keys when the limits round last ran (limits_bound.py)
     limits_stopped: set = field(default_factory=set)  # its (measure, head dim) bounds the clock stopped
+    sampled: int = 0  # drawings of random scenarios so far (sampled.py, O22)
+    sample_wanted: bool = False  # no candidate is left to check: random scenarios next pass
     lp_seen: list[int] = field(default_factory=list)  # the converged LP bounds so far (a creep starts the repair)
     hosts_memo: dict = field(default_factory=dict)  # the cheapest hosts, kept between rounds
     extra: set = field(default_factory=set)  # types the LP's column generation found

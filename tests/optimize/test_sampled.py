@@ -1,0 +1,99 @@
+"""Random scenarios of a clustering (optimize/sampled.py) and the round that adds them when
+no candidate is left (rounds/sampled.py, theory-scale O22): every drawn key is the key of a
+real scenario (against the enumeration of every option), and the round turns a search that
+stopped short of types into a proof of infeasibility."""
+
+import random
+from itertools import product
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from eqattn.attention import Problem
+from eqattn.attention.clusterings import clusterings
+from eqattn.attention.enumerated import demands_of
+from eqattn.attention.options import maximal_profiles, option_table
+from eqattn.optimize.budget import Budget
+from eqattn.optimize.catalogue import DemandCatalogue
+from eqattn.optimize.limits import ComputeLimits
+from eqattn.optimize.partial import partial_coverage
+from eqattn.optimize.partial_search import partial_search
+from eqattn.optimize.rounds import sampled as sampled_round
+from eqattn.optimize.sampled import random_maximal, sampled_keys
+from eqattn.optimize.search import search
+
+
+def _every_key(p, cat, c):
+    t = option_table(p)
+    out = set()
+    for opts in product(*(t.all_options(o) for o in c.expanded())):
+        key = tuple(sorted(cat.intern(d) for d in demands_of(p, opts) if any(d.D.mults)))
+        if key:
+            out.add(key)
+    return out
+
+
+@pytest.mark.parametrize("spec", [("D4", "2xregular", 2, 2), ("S3", "regular", 2, 2), ("C4", "A+B+E1", 3, 1),
+                                  ("D4", "A1+E1", 2, 2), ("C2xC2", "regular", 2, 1)])
+def test_every_drawn_key_is_a_scenario(spec):
+    """Per clustering: the drawn keys lie among the keys of every scenario (all options, SPEC
+    §4.3), they are distinct, and with enough draws they are not all the same one."""
+    p = Problem.create(*spec)
+    cat = DemandCatalogue(p)
+    for c in clusterings(p):
+        every = _every_key(p, cat, c)
+        drawn = sampled_keys(p, cat, [c], 12, seed=c.id)
+        assert drawn and set(drawn) <= every, c
+        assert len(set(drawn)) == len(drawn)
+        assert len(drawn) == min(12, len(every)) or len(drawn) >= 2
+
+
+def test_known_keys_are_not_drawn_again():
+    p = Problem.create("D4", "2xregular", 2, 2)
+    cat = DemandCatalogue(p)
+    c = clusterings(p)[0]
+    first = sampled_keys(p, cat, [c], 5, seed=0)
+    again = sampled_keys(p, cat, [c], 5, seed=0, known=set(first))
+    assert not set(first) & set(again)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from([("D4", "2xregular"), ("S4", "regular + 2x[2,2]"), ("C4", "A+B+2xE1")]), st.integers(0, 12),
+       st.integers(0, 10**6))
+def test_a_random_maximal_profile_is_a_maximal_profile(gv, cap, seed):
+    """random_maximal(bound, cap) is one of maximal_profiles(bound, cap) (SPEC §4.1)."""
+    p = Problem.create(gv[0], gv[1], 1, 1)
+    a = random_maximal(p.V, cap, random.Random(seed))
+    assert a.mults in {m.mults for m in maximal_profiles(p.V, cap)}
+
+
+A5 = ("A5", "8xregular", 8, 60)
+
+
+def test_no_candidate_left_draws_scenarios_that_prove_infeasibility(monkeypatch):
+    """A5, 8 x regular (dim V 480), H 8, d 60, the clustering of one cluster of all eight heads,
+    within 16 heads of dimension <= 60: the restricted types meet its one counterexample with
+    no design, so without drawings the search stops (`type_limit`); the drawn scenarios let
+    the limits round prove that no design within the limits covers it."""
+    p = Problem.create(*A5)
+    c = clusterings(p)[0]
+    assert c.orbits == (((8, 8), 1),)
+    limits = ComputeLimits(16, 60)
+    r = search(p, Budget.starting(120), limits, only=(c,))
+    assert r.status == "infeasible" and "with at most 16 heads with every head of dimension at most 60" in r.reason
+    monkeypatch.setattr(sampled_round, "MAX_DRAWINGS", 0)
+    r0 = search(p, Budget.starting(120), limits, only=(c,))
+    assert (r0.status, r0.stopped) == ("unknown", "type_limit")
+
+
+def test_partial_coverage_at_twice_the_heads_is_proven(monkeypatch):
+    """The same problem at (2H, d): no design covers any clustering (proven, was "at most 1");
+    without drawings the bound stays 1, and the single search that the types stopped is not
+    tried again with more time (two searches, not one per doubling)."""
+    p = Problem.create(*A5)
+    r = partial_coverage(p, 120, max_heads=16, max_head_dim=60)
+    assert (r.engine, r.covered, r.of, r.status, r.upper_bound) == ("search", 0, 27, "optimal", 0)
+    monkeypatch.setattr(sampled_round, "MAX_DRAWINGS", 0)
+    s = partial_search(p, ComputeLimits(16, 60), Budget.starting(30))
+    assert (len(s.covered), s.upper_bound, s.infeasible) == (0, 1, frozenset(range(1, 27)))
+    assert s.searches == 2
