@@ -45,6 +45,7 @@ from . import solver
 from .bounds import ScenarioBound
 from .budget import Budget, Usage
 from .catalogue import DemandCatalogue
+from .column_pool import ColumnPool
 from .limits import ComputeLimits, params_per_cost
 from .lp_bound import lp_bound, measured
 from .rounds.limits_bound import SHORTFALL_EPS
@@ -100,6 +101,7 @@ class _Runner:
         self.infeasible: set[int] = set()
         self.single: set[int] = set()  # clusterings whose search alone has ended (feasible or not, or short of types)
         self.conflicts: list[frozenset[int]] = []  # sets of clusterings no design within the limits covers (proven)
+        self.columns = ColumnPool()  # the types of the LP bounds so far: the next ones start from them
 
     def out(self, until: float, work: int | None = None) -> bool:
         """Past `until` or out of work (the phase's `work`, or the call's): the call's
@@ -125,7 +127,8 @@ class _Runner:
             b = Budget.starting(max(min(seconds, until - now), 0.05))
         self.searches += 1
         try:
-            r = search(self.problem, b, self.limits, threads=self.threads, only=tuple(self.cl[i] for i in sorted(only)))
+            r = search(self.problem, b, self.limits, threads=self.threads, only=tuple(self.cl[i] for i in sorted(only)),
+                       columns=self.columns)
         except LimitError:
             return None
         self.usage.absorb(r.usage)
@@ -261,8 +264,11 @@ class _Runner:
                 return False
             work = None if self.budget.work_limit is None else KEY_LP_ITERATIONS
             problem, objective = measured(self.problem, measure)
-            res = lp_bound(problem, h, cat.values, [key], (), until, eng.max_heads if measure == "shortfall" else None,
+            heads_row = eng.max_heads if measure == "shortfall" else None
+            kind = (objective, problem.price, heads_row, head_dim)
+            res = lp_bound(problem, h, cat.values, [key], self.columns.start(kind), until, heads_row,
                            head_dim, self.threads, objective=objective, work_limit=work)
+            self.columns.add(kind, res.support)
             self.usage.add_lp(res.work)
             if (res.converged and res.value > SHORTFALL_EPS) if measure == "shortfall" else res.units > limit:
                 return True

@@ -34,6 +34,7 @@ from ..reps import Rep
 from .bounds import ScenarioBound
 from .budget import Budget, Usage
 from .catalogue import DemandCatalogue
+from .column_pool import ColumnPool
 from .induced import INDUCE_SHARE, induce_design, induce_from, subgroup_problem
 from .limits import ComputeLimits, params_per_cost
 from .multiples import SPLIT_SHARE, Seed, split_factor, sub_problem
@@ -86,9 +87,10 @@ class SubSearches:
 def new_state(
     problem: Problem, budget: Budget, limits: ComputeLimits | None = None, *, backend: str = "highs", threads: int | None = None,
     progress: Progress | None = None, recheck_factor: float = 0.0, repair_always: bool = False, only: tuple[Clustering, ...] | None = None,
+    columns: ColumnPool | None = None,
 ) -> SearchState:
     """The state a search starts from: no keys, no incumbent. `only`: the clusterings to
-    cover (None: every clustering)."""
+    cover (None: every clustering); `columns`: the types earlier LP bounds of the call used."""
     catalogue = DemandCatalogue(problem)
     user = ComputeLimits() if limits is None else limits
     limits = user.for_engines()
@@ -98,7 +100,7 @@ def new_state(
         problem, budget, limits, h, catalogue, CounterexampleOracle(problem, catalogue, only),
         ScenarioBound(problem, h, catalogue.values, limits.max_heads, threads, deterministic=budget.work_limit is not None), backend=backend, threads=threads, progress=progress,
         recheck_factor=recheck_factor, repair_always=repair_always, ms_limit=MAX_MULTISETS, cost_cap=cap,
-        ceiling=None if cap is None else int(params_per_cost(problem) * cap // 4),
+        ceiling=None if cap is None else int(params_per_cost(problem) * cap // 4), columns=columns,
     )
 
 
@@ -115,6 +117,7 @@ def search(
     repair_always: bool = False,
     only: tuple[Clustering, ...] | None = None,
     memo: SubSearches | None = None,
+    columns: ColumnPool | None = None,
 ) -> SearchResult:
     """The counterexample search until optimal, infeasible, or a limit: the regular design
     and the empty design's counterexamples first, then (a group of order >= 48 with an
@@ -128,10 +131,11 @@ def search(
     end and its usage giving it (`seed_for`), called once the regular design has been checked.
     `only`: cover these clusterings only (the least design covering a subset; every bound and
     infeasibility proof is then about that subset). `memo`: the proven smaller searches of
-    this call (`SubSearches`; a new one when None)."""
+    this call (`SubSearches`; a new one when None). `columns`: the types the limits round's
+    LP bounds of earlier searches of this call used (`ColumnPool`; a start only)."""
     memo = SubSearches() if memo is None else memo
     state = new_state(problem, budget, limits, backend=backend, threads=threads, progress=progress,
-                      recheck_factor=recheck_factor, repair_always=repair_always, only=only)
+                      recheck_factor=recheck_factor, repair_always=repair_always, only=only, columns=columns)
     opened = _open(state)
     if opened is not None:
         return opened

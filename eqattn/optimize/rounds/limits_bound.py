@@ -20,7 +20,8 @@ The parameter LP under a `max_heads` row is infeasible in such cases, and its bo
 says so through the master's costly slacks (a huge, meaningless figure, whose duals also make
 its pricing slow); these bounds are the meaningful certificate. The round runs again when S
 has doubled, without the bounds that the clock stopped short of their LP optimum (their time
-is the other rounds').
+is the other rounds'). Each LP starts from the types the last LP of its kind used when the
+search was given a `ColumnPool` (column_pool.py: the searches of one partial-coverage call).
 """
 
 from __future__ import annotations
@@ -86,8 +87,12 @@ class LimitsBoundRound:
                 break
             heads_row = state.limits.max_heads if measure == "shortfall" else None
             problem, objective = measured(state.problem, measure)
-            res = lp_bound(problem, state.h, state.catalogue.values, state.keys, (), until, heads_row, head_dim, state.threads,
+            kind = (objective, problem.price, heads_row, head_dim)
+            start = () if state.columns is None else state.columns.start(kind)
+            res = lp_bound(problem, state.h, state.catalogue.values, state.keys, start, until, heads_row, head_dim, state.threads,
                            objective=objective, work_limit=work)
+            if state.columns is not None:
+                state.columns.add(kind, res.support)
             state.usage.add_lp(res.work)
             log.debug("limits: %s LP bound (head dim <= %s) over %d keys: %d (limit %d, %s)", measure, head_dim, len(state.keys),
                       res.units, limit, "converged" if res.converged else "stopped")

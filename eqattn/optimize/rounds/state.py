@@ -33,6 +33,7 @@ from ..program import Objective
 
 if TYPE_CHECKING:
     from ..bounds import ScenarioBound
+    from ..column_pool import ColumnPool
     from ..lp_bound import LPBound
     from ..multiples import Seed
     from ..solver import Model, Solution
@@ -158,6 +159,7 @@ class SearchState:
     limits_keys: int = 0  # keys when the limits round last ran (limits_bound.py)
     limits_stopped: set = field(default_factory=set)  # its (measure, head dim) bounds the clock stopped
     sampled: int = 0  # drawings of random scenarios so far (sampled.py, O22)
+    columns: "ColumnPool | None" = None  # the types of the limits round's LPs, shared by the searches of one call
     sample_wanted: bool = False  # no candidate is left to check: random scenarios next pass
     lp_seen: list[int] = field(default_factory=list)  # the converged LP bounds so far (a creep starts the repair)
     hosts_memo: dict = field(default_factory=dict)  # the cheapest hosts, kept between rounds
