@@ -10,8 +10,10 @@ clustering alone, partial_search.py) solve hundreds of such LPs. A kind is the L
 objective, its price, its head row and its head-dim limit: a type from another kind could
 lie outside the limits (making the master more feasible than the LP it stands for).
 
+    >>> from eqattn.attention import Problem
     >>> pool = ColumnPool(size=2)
-    >>> kind = ("heads", "params", None, 32)
+    >>> kind = lp_kind(Problem.create("C4", "E1", 2, 1), "heads", None, 32); kind
+    ('heads', 'params', None, 32)
     >>> pool.add(kind, [(3, (1, 0)), (4, (0, 1))]); pool.add(kind, [(5, (1, 1))])
     >>> pool.start(kind), pool.start(("shortfall", "params", 8, 32))
     (((4, (0, 1)), (5, (1, 1))), ())
@@ -19,13 +21,22 @@ lie outside the limits (making the master more feasible than the LP it stands fo
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from .lp_duals import Column
+
+if TYPE_CHECKING:
+    from ..attention import Problem
 
 POOL_SIZE = 300  # types kept per kind (the most recent)
 
 Kind = tuple  # (objective, price, heads row, head-dim limit)
+
+
+def lp_kind(problem: "Problem", objective: str, heads_row: int | None, head_dim: int | None) -> Kind:
+    """The kind of an LP bound of `lp_bound(problem, ..., heads_row, head_dim, objective=)`:
+    what its types must share to start another (module docstring)."""
+    return (objective, problem.price, heads_row, head_dim)
 
 
 class ColumnPool:
@@ -47,4 +58,4 @@ class ColumnPool:
             del cols[next(iter(cols))]
 
 
-__all__ = ["ColumnPool", "POOL_SIZE"]
+__all__ = ["ColumnPool", "POOL_SIZE", "lp_kind"]

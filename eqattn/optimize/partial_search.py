@@ -45,7 +45,7 @@ from . import solver
 from .bounds import ScenarioBound
 from .budget import Budget, Usage
 from .catalogue import DemandCatalogue
-from .column_pool import ColumnPool
+from .column_pool import ColumnPool, lp_kind
 from .limits import ComputeLimits, params_per_cost
 from .lp_bound import lp_bound, measured
 from .rounds.limits_bound import SHORTFALL_EPS
@@ -265,7 +265,7 @@ class _Runner:
             work = None if self.budget.work_limit is None else KEY_LP_ITERATIONS
             problem, objective = measured(self.problem, measure)
             heads_row = eng.max_heads if measure == "shortfall" else None
-            kind = (objective, problem.price, heads_row, head_dim)
+            kind = lp_kind(problem, objective, heads_row, head_dim)
             res = lp_bound(problem, h, cat.values, [key], self.columns.start(kind), until, heads_row,
                            head_dim, self.threads, objective=objective, work_limit=work)
             self.columns.add(kind, res.support)

@@ -30,6 +30,7 @@ import logging
 import time
 
 from ..budget import LP_ITERATIONS_PER_UNIT
+from ..column_pool import lp_kind
 from ..lp_bound import lp_bound, measured
 from .state import NEXT, Outcome, SearchState, done
 
@@ -87,7 +88,7 @@ class LimitsBoundRound:
                 break
             heads_row = state.limits.max_heads if measure == "shortfall" else None
             problem, objective = measured(state.problem, measure)
-            kind = (objective, problem.price, heads_row, head_dim)
+            kind = lp_kind(problem, objective, heads_row, head_dim)
             start = () if state.columns is None else state.columns.start(kind)
             res = lp_bound(problem, state.h, state.catalogue.values, state.keys, start, until, heads_row, head_dim, state.threads,
                            objective=objective, work_limit=work)
