@@ -22,7 +22,10 @@ with the others while within the budget; grown greedily (`T = covered ∪ {c}`);
 undecided ones searched alone again; then, while the bound's largest set exceeds the
 incumbent, that set searched (a design covering it, or a new proven-uncoverable set). When
 the count reaches the bound it is optimal; then every set of that size the program admits is
-searched, and the least optimal design over them is the fewest-parameter one.
+searched, and the least optimal design over them is the fewest-parameter one. A search the
+type set (not the clock) stopped is not tried again (O22); the LP bounds of every search and
+of the cheap bounds start from the types the last LP of their kind used (`ColumnPool`, O11:
+the same values, fewer pricing rounds).
 
     >>> from eqattn.attention import Problem
     >>> r = partial_search(Problem.create("C4", "E1", 2, 1), ComputeLimits(max_heads=1), Budget.starting(30))
