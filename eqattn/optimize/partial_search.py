@@ -164,8 +164,8 @@ class _Runner:
                     got = self.covered_by(r.design, {c} | trivial)
                     if got is not None:
                         found.append(_Incumbent(r.design, got, (frozenset({c}), r), trivial))
-                elif r is not None and r.status != "infeasible" and r.stopped in RETRIED:
-                    later.append(c)  # (a search the type set or the checker stopped ends the same with more time)
+                elif r is not None and c not in self.single:
+                    later.append(c)  # undecided, stopped by the clock (`search` marks the rest as ended)
             pending, seconds, units = later, 2 * seconds, 2 * units
         return found
 

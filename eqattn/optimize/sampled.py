@@ -14,7 +14,7 @@ are those of `enumerated.demands_of` (the zero pool joined).
 
     >>> from eqattn.attention import Problem
     >>> from eqattn.attention.clusterings import clusterings
-    >>> from .catalogue import DemandCatalogue
+    >>> from eqattn.optimize.catalogue import DemandCatalogue
     >>> p = Problem.create("D4", "2xregular", 2, 2); cat = DemandCatalogue(p)
     >>> keys = sampled_keys(p, cat, clusterings(p)[:3], 6, seed=1)
     >>> len(keys), all(all(0 <= v < len(cat.values) for v in k) for k in keys)
