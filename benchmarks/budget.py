@@ -5,6 +5,7 @@
     PYTHONPATH=. python3 benchmarks/budget.py --only D4:48xregular:6:64 --questions widening,constrained
     PYTHONPATH=. python3 benchmarks/budget.py --quick --time-limit 20 --csv /tmp/budget.csv
     PYTHONPATH=. python3 benchmarks/budget.py --sweep              # the exhaustive comparison on more small problems (minutes)
+    PYTHONPATH=. python3 benchmarks/budget.py --questions partial --baseline coarse   # each row again with a switch off
 
 Problems: the issue's table (C4 96xregular H6 d64, D4 48xregular H6 d64, D6 32xregular H6 d64,
 D8 32xregular H8 d64, S4 16xregular H6 d64, Oh 64x(vector + trivial) H8 d32) and ViT-Base-like
@@ -20,7 +21,10 @@ limit + 30 s), each with the time limit:
 * constrained: `optimize_within` (the optimiser with max_heads / max_head_dim) at (H, d),
   (2H, d), (H, 2d), (4H, d): status, parameters / vanilla, gap, reason.
 Every row prints the wall time of the whole call. The summary: rows per status, the largest
-gap, the slowest row.
+gap, the slowest row. `--baseline NAME`: each row is run again right after it with the
+switch NAME off (`SWITCHES`: `coarse`, a design past the checker's limits answered by
+checkable programs before its design above, `rounds.program.COARSE_FIRST`, O12), printed
+below it as `baseline`.
 
 `--sweep`: tests/optimize/brute_force.py against the budget answers (partial coverage by both
 engines, the budget program and the subset searches; the least cost by the search priced by
@@ -70,8 +74,16 @@ def _problem(spec):  # noqa: ANN001, ANN202
     return Problem.create(*spec)
 
 
-def _run(question: str, spec, tl: float, extra: tuple, gb: float, out) -> None:  # noqa: ANN001
+SWITCHES = {"coarse": ("eqattn.optimize.rounds.program", "COARSE_FIRST")}  # --baseline NAME sets this module constant to False
+
+
+def _run(question: str, spec, tl: float, extra: tuple, gb: float, out, off: str | None = None) -> None:  # noqa: ANN001
     _cap_memory(gb)
+    if off is not None:
+        import importlib
+
+        module, name = SWITCHES[off]
+        setattr(importlib.import_module(module), name, False)
     t0 = time.perf_counter()
     try:
         p = _problem(spec)
@@ -112,10 +124,10 @@ def _run(question: str, spec, tl: float, extra: tuple, gb: float, out) -> None: 
     out.put((status, gap, txt, time.perf_counter() - t0))
 
 
-def run_one(question: str, spec, tl: float, extra: tuple, gb: float) -> tuple:  # noqa: ANN001
+def run_one(question: str, spec, tl: float, extra: tuple, gb: float, off: str | None = None) -> tuple:  # noqa: ANN001
     ctx = mp.get_context("fork")
     q = ctx.Queue()
-    proc = ctx.Process(target=_run, args=(question, spec, tl, extra, gb, q))
+    proc = ctx.Process(target=_run, args=(question, spec, tl, extra, gb, q, off))
     t0 = time.perf_counter()
     proc.start()
     proc.join(2 * tl + 30)
@@ -204,9 +216,17 @@ def main() -> int:
     ap.add_argument("--memory-gb", type=float, default=4.0)
     ap.add_argument("--csv", default=None)
     ap.add_argument("--sweep", action="store_true", help="the exhaustive comparison on small problems")
+    ap.add_argument("--baseline", choices=sorted(SWITCHES), default=None, help="run each row again with this switch off")
     a = ap.parse_args()
     if a.sweep:
         return sweep()
+    if a.baseline:
+        import importlib
+
+        module, name = SWITCHES[a.baseline]
+        if not hasattr(importlib.import_module(module), name):
+            print(f"--baseline {a.baseline}: {module}.{name} is gone (the switch no longer reaches the code)", file=sys.stderr)
+            return 2
     if a.only:
         specs = [tuple(int(x) if i >= 2 else x for i, x in enumerate(s.split(":"))) for s in a.only.split(",")]
     else:
@@ -219,6 +239,10 @@ def main() -> int:
             g = "-" if gap is None else f"{100 * gap:.1f}%"
             print(f"{spec[0]:<4} {spec[1]:<24} H={spec[2]:<2} d={spec[3]:<3} {qn:<11} {status:<10} gap {g:>6} {secs:6.1f}s  {txt}", flush=True)
             rows.append((spec, qn, extra, status, gap, secs, txt))
+            if a.baseline:
+                bs, bgap, btxt, bsecs = run_one(qn, spec, a.time_limit, extra, a.memory_gb, a.baseline)
+                bg = "-" if bgap is None else f"{100 * bgap:.1f}%"
+                print(f"{'':<4} {'baseline ' + a.baseline + ' off':<24} {'':<4} {'':<5} {qn:<11} {bs:<10} gap {bg:>6} {bsecs:6.1f}s  {btxt}", flush=True)
     print("\nsummary:", ", ".join(f"{s} {sum(r[3] == s for r in rows)}" for s in sorted({r[3] for r in rows})))
     gaps = [r for r in rows if r[4] is not None]
     if gaps:

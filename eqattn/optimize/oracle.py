@@ -113,7 +113,8 @@ class CounterexampleOracle:
     def coarse_keys(self, design: Design, deadline: float) -> tuple[Design | None, list[Key] | None]:
         """(coarse design, its keys) for a design too large to check: the first coarsening (at
         MAX_MULTISETS, then 16 times fewer multisets) the checker accepts; (None, []) when none
-        is accepted; keys None when the deadline passed."""
+        is accepted; keys None when the deadline passed. Its keys are counterexamples of
+        `design` too (O12)."""
         limit = MAX_MULTISETS
         while limit >= 1:
             coarse = coarsen(design, limit)

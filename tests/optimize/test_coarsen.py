@@ -1,6 +1,7 @@
 """Designs above a design (eqattn/optimize/coarsen.py, theory-scale O12): the coarse design
 covers every clustering the original covers, so its counterexamples are the original's;
-checked with the enumerating coverage checker on random small designs."""
+checked with the enumerating coverage checker on random small designs; and the search's
+program round, whose designs past the checker's limits learn from the design above them."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import random
 import pytest
 
 from eqattn.attention import Design, DesignOrbit, Problem, check_coverage
+from eqattn.attention.symbolic import SymbolicChecker
 from eqattn.optimize.coarsen import coarsen, multisets
 from eqattn.reps import Rep
 
@@ -40,6 +42,11 @@ def test_the_coarse_design_covers_what_the_design_covers(spec):
         before = {v.clustering.id: v.covered for v in check_coverage(p, d)}
         after = {v.clustering.id: v.covered for v in check_coverage(p, c)}
         assert all(after[k] for k, ok in before.items() if ok)
+        # scenario by scenario: each counterexample of the coarse design is one of the design
+        chk = SymbolicChecker(p, d)
+        for v in check_coverage(p, c):
+            if v.counterexample is not None:
+                assert not chk.check_scenario(v.counterexample.options).ok
         covered += sum(before.values())
     assert seen >= 8 and covered >= 3, (seen, covered)
 
@@ -51,3 +58,43 @@ def test_coarsen_keeps_a_checkable_design_and_stops_at_one_type():
     one = coarsen(d, 4)
     assert len({o.key() for o in one.orbits}) == 1 and multisets(one) == 4
     assert coarsen(one, 3) is None  # one type of 3 copies: nothing left to merge
+
+
+def test_a_program_design_past_the_checkers_limits_learns_from_the_design_above(monkeypatch, caplog):
+    """With the checker's multiset limit at 8, the program's design on D4, 2xregular, H3 d4
+    is past it; the design above it has counterexamples, which join S (O12) without asking
+    the programs for checkable designs, and the search still proves the optimum (448, as at
+    the real limit)."""
+    import logging
+
+    from eqattn.attention import dominance
+    from eqattn.optimize import oracle, search as search_module
+    from eqattn.optimize.budget import Budget
+    from eqattn.optimize.search import search
+
+    p = Problem.create("D4", "2xregular", 3, 4)
+    free = search(p, Budget.starting(60))
+    assert (free.status, free.design.params) == ("optimal", 448)
+    for module in (dominance, oracle, search_module):
+        monkeypatch.setattr(module, "MAX_MULTISETS", 8)
+    seen = []
+    coarse_keys = oracle.CounterexampleOracle.coarse_keys
+
+    def spy(self, design, deadline):  # noqa: ANN001, ANN202
+        coarse, keys = coarse_keys(self, design, deadline)
+        seen.append((design, coarse, keys))
+        return coarse, keys
+
+    monkeypatch.setattr(oracle.CounterexampleOracle, "coarse_keys", spy)
+    with caplog.at_level(logging.DEBUG, logger="eqattn.optimize"):
+        res = search(p, Budget.starting(60))
+    assert (res.status, res.design.params) == ("optimal", 448)
+    assert "a design above it" in caplog.text
+    learned = [(d, c, k) for d, c, k in seen if k]
+    assert learned and all(multisets(d) > 8 >= multisets(c) for d, c, _ in learned)
+    # the earlier order (checkable programs first, the benchmark's baseline) proves it too
+    from eqattn.optimize.rounds import program
+
+    monkeypatch.setattr(program, "COARSE_FIRST", False)
+    res = search(p, Budget.starting(60))
+    assert (res.status, res.design.params) == ("optimal", 448)

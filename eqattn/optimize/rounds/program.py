@@ -27,6 +27,7 @@ FIXED_SMALL = 300  # the program over at most this many fixed types gets the tim
 FIXED_SHARE = 0.5
 FIXED_VARS = 60_000  # ... and it is solved only with at most this many variables
 MAX_PROGRAM_VARS = 300_000  # variables of one program at most (memory: well under 2 GB)
+COARSE_FIRST = True  # a design past the checker's limits: its design above first, then checkable programs (O12; a switch for benchmarks/induced.py)
 
 log = logging.getLogger("eqattn.optimize")
 
@@ -163,19 +164,23 @@ class ProgramRound:
             new = state.oracle.keys(design, state.deadline, ROUND_KEYS)
         except LimitError as e:
             log.debug("round %d: the program's design (%d units) is past the checker's limits: %s", state.rounds, design.params // 4, e.message)
-            if restricted and not state.checkable and not state.shapes_tried:
-                state.checkable = True  # restricted programs from now on keep their designs checkable
-                return AGAIN
-            if restricted and state.checkable and state.ms_limit > 16 and time.perf_counter() < state.deadline - 0.05:
-                state.ms_limit //= 4  # past another limit of the checker (its demand search): fewer multisets
-                return AGAIN
-            # too many orbit types to check: a design above it instead (coarsen.py)
+            if not COARSE_FIRST and (out := self._checkable(state, restricted)) is not None:
+                return out
+            # a design above it (coarsen.py): its counterexamples are the design's too (O12)
             coarse, new = state.oracle.coarse_keys(design, state.deadline)
-            if new is not None and not new and coarse is not None and state.limits.admits(coarse) and state.cheaper(coarse):
-                state.improve(coarse)
-            if not new:
+            if new is None:
                 state.oracle.unchecked = True
-                return stop("scenario_limit" if new is not None else "time_limit")
+            elif new:
+                log.debug("round %d: a design above it (%d units) has %d new counterexamples", state.rounds, coarse.params // 4, len(new))
+            else:
+                if coarse is not None and state.limits.admits(coarse) and state.cheaper(coarse):
+                    log.debug("round %d: a design above it (%d units) covers: the incumbent", state.rounds, coarse.params // 4)
+                    state.improve(coarse)
+                    return AGAIN
+                if (out := self._checkable(state, restricted)) is not None:
+                    return out
+                state.oracle.unchecked = True
+                return stop("scenario_limit")
         if new is None:
             return stop("time_limit")
         if not new:
@@ -190,6 +195,18 @@ class ProgramRound:
         if sol.status != "optimal" and not ((restricted or capped) and sol.stopped == "time" and time.perf_counter() < state.deadline):
             return stop(stopped_by(sol))
         return AGAIN
+
+    def _checkable(self, state: SearchState, restricted: bool) -> Outcome | None:
+        """The program's design is undecided (past the checker's limits, its design above
+        covers): the restricted programs from now on keep their designs checkable (O12), with
+        fewer multisets when a checkable one exceeds another limit; None when tried."""
+        if restricted and not state.checkable and not state.shapes_tried:
+            state.checkable = True
+            return AGAIN
+        if restricted and state.checkable and state.ms_limit > 16 and time.perf_counter() < state.deadline - 0.05:
+            state.ms_limit //= 4  # past another limit of the checker (its demand search): fewer multisets
+            return AGAIN
+        return None
 
     def _covers(self, state: SearchState, design, sol, capped: bool) -> Outcome:  # noqa: ANN001
         """The program's design covers every clustering."""
