@@ -20,6 +20,38 @@ from .stabilisers import stabilisers
 from .supports import supports_of
 
 MAX_OPTIONS = 20000
+MAX_PROFILES = 500_000  # maximal profiles of one orbit listed at most (about 30 s of listing; counted first)
+
+
+def profile_count(bound: Rep, cap: int) -> int:
+    """How many maximal profiles `maximal_profiles(bound, cap)` lists, counted without
+    listing them: a ≤ bound with dim a ≤ cap is maximal iff every irrep with room left in
+    `bound` is wider than the dimension left, so one pass over the irreps keeps, per used
+    dimension and per narrowest unsaturated irrep so far, the number of partial profiles.
+
+        >>> from eqattn.attention import Problem
+        >>> p = Problem.create("D4", "2xregular", 2, 3)
+        >>> VK = p.restrict(p.group.subgroup_classes[-1])
+        >>> profile_count(VK, 3) == len(maximal_profiles(VK, 3)), profile_count(VK, 3)
+        (True, 20)
+    """
+    dims = [int(x) for x in bound.irreps.dims]
+    widths = sorted(set(dims)) + [cap + 1]  # the narrowest unsaturated irrep's dim (cap + 1: none)
+    at = {w: i for i, w in enumerate(widths)}
+    count = np.zeros((len(widths), cap + 1), dtype=object)
+    count[-1, 0] = 1
+    for m, w in zip(bound.mults, dims):
+        new = np.zeros_like(count)
+        for k in range(0, min(int(m), cap // w) + 1):
+            shift = k * w
+            if k == m:  # saturated: the narrowest unsaturated one stays
+                new[:, shift:] += count[:, : cap + 1 - shift]
+            else:
+                for i, u in enumerate(widths):
+                    j = at[min(u, w)]
+                    new[j, shift:] += count[i, : cap + 1 - shift]
+        count = new
+    return int(sum(count[i, used] for i, u in enumerate(widths) for used in range(cap + 1) if u > cap - used))
 
 
 def maximal_profiles(bound: Rep, cap: int) -> list[Rep]:
@@ -154,6 +186,13 @@ class OptionTable:
             K = self.G.subgroup_classes[cid]
             VK = self.problem.restrict(K)
             d = self.problem.head_dim
+            for cap in (d, n * d):
+                many = profile_count(VK, cap)
+                if many > MAX_PROFILES:
+                    raise LimitError(
+                        "head_dim", f"the orbit ({K.name}, {n}) has {many} maximal profiles of dimension <= {cap}; "
+                        f"at most {MAX_PROFILES} are listed"
+                    )
             top = self.G.subgroup_classes[-1]
             a_data = []
             for a in maximal_profiles(VK, d):
