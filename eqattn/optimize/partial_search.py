@@ -19,7 +19,8 @@ Three facts make the answer exact or honestly bounded (Proposition B4b):
 The phases: the cheap bounds; every clustering searched alone, in passes of doubling time
 (the quick refutations first); the incumbent as the single design covering the most, united
 with the others while within the budget; grown greedily (`T = covered ∪ {c}`); the
-undecided ones searched alone again; then, while the bound's largest set exceeds the
+undecided ones searched alone again (an even share of the time left each, never less than a
+first try: a thinner share decides nothing); then, while the bound's largest set exceeds the
 incumbent, that set searched (a design covering it, or a new proven-uncoverable set). When
 the count reaches the bound it is optimal; then every set of that size the program admits is
 searched, and the least optimal design over them is the fewest-parameter one. A search the
@@ -295,8 +296,10 @@ def partial_search(problem: Problem, limits: ComputeLimits, budget: Budget, thre
     for k, c in enumerate(todo):
         if run.out(end):
             break
-        seconds = (end - time.perf_counter()) / (len(todo) - k)
-        units = None if budget.work_limit is None else (run.budget.work_left(run.usage) or 0) // (len(todo) - k)
+        # an even share of what is left, but never less than a first try: a search given less
+        # than it needs to decide ends undecided, and the share is spent for nothing
+        seconds = max(FIRST_SECONDS, (end - time.perf_counter()) / (len(todo) - k))
+        units = None if budget.work_limit is None else max(FIRST_WORK, (run.budget.work_left(run.usage) or 0) // (len(todo) - k))
         inc = run.offer(inc, frozenset({c}), run.search(frozenset({c}), end, seconds, units))
     inc, upper = _close(run, trivial, inc, end)
     proven = None if len(inc.covered) < upper else _tie_break(run, trivial, inc, len(inc.covered) - len(trivial), end)

@@ -57,3 +57,27 @@ def test_bad_engine_and_work_limit():
         partial_coverage(p, 10, max_heads=1, engine="fast")
     with pytest.raises(InputError, match="work_limit"):
         partial_coverage(p, 10, max_heads=1, work_limit=0)
+
+
+def test_every_single_search_gets_at_least_a_first_try(monkeypatch):
+    """D4, 48xregular, H6 d64 at (12, 64) under a work limit of 200 units (deterministic):
+    the clusterings still undecided after the growing phase share the work left, but no
+    search of one clustering gets less than FIRST_WORK units (the wall-clock twin of the same
+    line: FIRST_SECONDS). Before, the even share gave one of them 3 units (and on D4h,
+    64x(v+t), H8 d64 at (8, 64), 1450 searches 10 ms of the last 15 s each, all undecided)."""
+    from eqattn.optimize import partial_search as ps
+
+    p = Problem.create("D4", "48xregular", 6, 64)
+    calls = []
+    search = ps._Runner.search
+
+    def spy(self, only, until, seconds, work):  # noqa: ANN001, ANN202
+        calls.append((len(only), seconds, work))
+        return search(self, only, until, seconds, work)
+
+    monkeypatch.setattr(ps._Runner, "search", spy)
+    r = partial_search(p, ComputeLimits(12, 64), Budget.starting(600, work_limit=200))
+    singles = [(s, w) for n, s, w in calls if n == 1]
+    assert len(singles) > 40 and r.stopped_by == "work_limit"
+    assert all(w >= ps.FIRST_WORK and s >= ps.FIRST_SECONDS for s, w in singles)
+    assert len(r.covered) <= r.upper_bound
