@@ -4,7 +4,10 @@
 Over every capped type (or the fixed types) the program's bound is a lower bound of the
 optimum (Lemma O1: an optimal covering design, capped by the values of S, meets every
 scenario of S); over a restricted table it only proposes a candidate. A design that covers
-every clustering is the incumbent when cheaper; otherwise its counterexamples join S.
+every clustering is the incumbent when cheaper; otherwise its counterexamples join S. A
+design past the checker's limits is answered by a design above it (O12: its counterexamples
+are the design's too); only when that one covers are the restricted programs asked for
+checkable designs.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ FIXED_SMALL = 300  # the program over at most this many fixed types gets the tim
 FIXED_SHARE = 0.5
 FIXED_VARS = 60_000  # ... and it is solved only with at most this many variables
 MAX_PROGRAM_VARS = 300_000  # variables of one program at most (memory: well under 2 GB)
-COARSE_FIRST = True  # a design past the checker's limits: its design above first, then checkable programs (O12; a switch for benchmarks/induced.py)
+COARSE_FIRST = True  # a design past the checker's limits: its design above first, then checkable programs (O12; off: the earlier order, for the benchmarks' --switch / --baseline coarse)
 
 log = logging.getLogger("eqattn.optimize")
 
