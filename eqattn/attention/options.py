@@ -193,13 +193,7 @@ class OptionTable:
                         "head_dim", f"the orbit ({K.name}, {n}) has {many} maximal profiles of dimension <= {cap}; "
                         f"at most {MAX_PROFILES} are listed"
                     )
-            top = self.G.subgroup_classes[-1]
-            a_data = []
-            for a in maximal_profiles(VK, d):
-                if a.is_zero():
-                    a_data.append((a, top.id, 0, Rep(top, (0,) * len(irreps_of(top)))))
-                else:
-                    a_data.append((a,) + self.image(K, a))
+            a_data = [(a,) + self.image(K, a) for a in maximal_profiles(VK, d)]  # (a = 0: K̄ = G, P = 0)
             bs = maximal_profiles(VK, n * d)
             d_data = {}
             for _, kb, c, _ in a_data:

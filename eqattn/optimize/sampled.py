@@ -30,7 +30,7 @@ from ..attention import Problem
 from ..attention.clusterings import Clustering
 from ..attention.enumerated import demands_of
 from ..attention.options import Option, option_table
-from ..reps import Rep, irreps_of
+from ..reps import Rep
 from .catalogue import DemandCatalogue
 
 Key = tuple[int, ...]
@@ -66,16 +66,11 @@ def random_maximal(bound: Rep, cap: int, rng: random.Random) -> Rep:
 def random_option(problem: Problem, orbit: tuple[int, int], rng: random.Random) -> Option:
     """One option of the orbit `(K, n)` (SPEC §4.3) from random maximal profiles a and b."""
     table = option_table(problem)
-    G = problem.group
-    K = G.subgroup_classes[orbit[0]]
+    K = problem.group.subgroup_classes[orbit[0]]
     VK = problem.restrict(K)
     a = random_maximal(VK, problem.head_dim, rng)
     b = random_maximal(VK, orbit[1] * problem.head_dim, rng)
-    if a.is_zero():
-        top = G.subgroup_classes[-1]
-        kb, c, P = top.id, 0, Rep(top, (0,) * len(irreps_of(top)))
-    else:
-        kb, c, P = table.image(K, a)
+    kb, c, P = table.image(K, a)  # (a = 0: K̄ = G, P = 0, the zero pool's option)
     return Option(orbit, a, b, kb, c, P, table.demand(K, b, kb, c))
 
 

@@ -1,5 +1,6 @@
 """The count of maximal profiles (eqattn/attention/options.py, SPEC §4.1) against their
-listing, and the orbit whose profiles are too many to list refused before it lists them."""
+listing, the orbit whose profiles are too many to list refused before it lists them, and
+the image of the zero profile (the zero pool's K̄ = G, P = 0, SPEC §4.3)."""
 
 from __future__ import annotations
 
@@ -35,3 +36,14 @@ def test_an_orbit_with_too_many_profiles_is_refused_before_listing():
     with pytest.raises(LimitError) as e:
         option_table(p).options((top.id, 8))
     assert e.value.field == "head_dim" and "(Ih, 8) has 1400283 maximal profiles of dimension <= 60" in e.value.message
+
+
+@pytest.mark.parametrize("spec", [("D4", "2xregular", 2, 2), ("Oh", "8xvector + 8xtrivial", 2, 9), ("C4", "E1", 2, 1), ("S3", "regular", 2, 2)])
+def test_the_zero_profile_has_the_whole_group_and_no_image(spec):
+    """`image(K, 0)` is (G, c = 0, P = 0) on every subgroup: the options' table and the drawn
+    scenarios (optimize/sampled.py) take the zero pool's option from it."""
+    p = Problem.create(*spec)
+    table, top = option_table(p), p.group.subgroup_classes[-1]
+    for K in p.group.subgroup_classes:
+        kb, c, P = table.image(K, Rep(K, (0,) * len(irreps_of(K))))
+        assert (kb, c, P.sub.id, P.is_zero()) == (top.id, 0, top.id, True)

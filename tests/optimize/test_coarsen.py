@@ -98,3 +98,22 @@ def test_a_program_design_past_the_checkers_limits_learns_from_the_design_above(
     monkeypatch.setattr(program, "COARSE_FIRST", False)
     res = search(p, Budget.starting(60))
     assert (res.status, res.design.params) == ("optimal", 448)
+
+
+def test_the_benchmarks_coarse_switch_reaches_the_round():
+    """`benchmarks/budget.py --baseline coarse` and `benchmarks/induced.py --switch coarse`
+    turn off `rounds.program.COARSE_FIRST`: the name they set must be the one the round reads."""
+    import importlib
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    from benchmarks import budget
+
+    from eqattn.optimize.rounds import program
+
+    module, name = budget.SWITCHES["coarse"]
+    assert importlib.import_module(module) is program and getattr(program, name) is True
+    assert "program.COARSE_FIRST" in (root / "benchmarks" / "induced.py").read_text()

@@ -167,7 +167,7 @@ class ProgramRound:
             new = state.oracle.keys(design, state.deadline, ROUND_KEYS)
         except LimitError as e:
             log.debug("round %d: the program's design (%d units) is past the checker's limits: %s", state.rounds, design.params // 4, e.message)
-            if not COARSE_FIRST and (out := self._checkable(state, restricted)) is not None:
+            if not COARSE_FIRST and (out := self._checkable(state)) is not None:
                 return out
             # a design above it (coarsen.py): its counterexamples are the design's too (O12)
             coarse, new = state.oracle.coarse_keys(design, state.deadline)
@@ -180,7 +180,7 @@ class ProgramRound:
                     log.debug("round %d: a design above it (%d units) covers: the incumbent", state.rounds, coarse.params // 4)
                     state.improve(coarse)
                     return AGAIN
-                if (out := self._checkable(state, restricted)) is not None:
+                if (out := self._checkable(state)) is not None:
                     return out
                 state.oracle.unchecked = True
                 return stop("scenario_limit")
@@ -199,10 +199,11 @@ class ProgramRound:
             return stop(stopped_by(sol))
         return AGAIN
 
-    def _checkable(self, state: SearchState, restricted: bool) -> Outcome | None:
+    def _checkable(self, state: SearchState) -> Outcome | None:
         """The program's design is undecided (past the checker's limits, its design above
         covers): the restricted programs from now on keep their designs checkable (O12), with
         fewer multisets when a checkable one exceeds another limit; None when tried."""
+        restricted = state.restricted
         if restricted and not state.checkable and not state.shapes_tried:
             state.checkable = True
             return AGAIN
