@@ -23,8 +23,9 @@ limit + 30 s), each with the time limit:
 Every row prints the wall time of the whole call. The summary: rows per status, the largest
 gap, the slowest row. `--baseline NAME`: each row is run again right after it with the
 switch NAME off (`SWITCHES`: `coarse`, a design past the checker's limits answered by
-checkable programs before its design above, `rounds.program.COARSE_FIRST`, O12), printed
-below it as `baseline`.
+checkable programs before its design above, `rounds.program.COARSE_FIRST`, O12; `sampled`,
+such a design whose design above covers answered without drawing scenarios against it,
+`rounds.program.SAMPLED_CHECK`, O12b), printed below it as `baseline`.
 
 `--sweep`: tests/optimize/brute_force.py against the budget answers (partial coverage by both
 engines, the budget program and the subset searches; the least cost by the search priced by
@@ -74,7 +75,10 @@ def _problem(spec):  # noqa: ANN001, ANN202
     return Problem.create(*spec)
 
 
-SWITCHES = {"coarse": ("eqattn.optimize.rounds.program", "COARSE_FIRST")}  # --baseline NAME sets this module constant to False
+SWITCHES = {
+    "coarse": ("eqattn.optimize.rounds.program", "COARSE_FIRST"),
+    "sampled": ("eqattn.optimize.rounds.program", "SAMPLED_CHECK"),
+}  # --baseline NAME sets this module constant to False
 
 
 def _run(question: str, spec, tl: float, extra: tuple, gb: float, out, off: str | None = None) -> None:  # noqa: ANN001

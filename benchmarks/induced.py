@@ -7,6 +7,7 @@
     PYTHONPATH=. python3 benchmarks/induced.py --switch pricing        # the pricing programs' shared W on / off (O11)
     PYTHONPATH=. python3 benchmarks/induced.py --switch checks         # the checkers' shared hosting classes and the hosts' box cut on / off
     PYTHONPATH=. python3 benchmarks/induced.py --switch coarse         # a design past the checker's limits: its design above first / checkable programs first (O12)
+    PYTHONPATH=. python3 benchmarks/induced.py --switch sampled        # such a design whose design above covers: drawn scenarios against it on / off (O12b)
 
 Each problem is solved by `optimize` twice, each run in its own process and one after the
 other: as shipped (a finite group of order >= INDUCE_MIN_ORDER with an index-2 subgroup takes
@@ -21,7 +22,9 @@ baseline's checkers list every orbit's hosting classes afresh (`oracle.SHARED_ME
 the cheapest hosts search the whole box P^a ≤ W ≤ V|K' (`hosts.CUT_HOST_BOX` off); with
 `--switch coarse` the baseline answers a program's design past the checker's limits by
 asking the restricted programs for checkable designs first, its design above after
-(`rounds.program.COARSE_FIRST` off, the earlier order; O12). Every row prints status,
+(`rounds.program.COARSE_FIRST` off, the earlier order; O12); with `--switch sampled` the
+baseline does not draw scenarios against such a design when its design above covers
+(`rounds.program.SAMPLED_CHECK` off; O12b). Every row prints status,
 parameters, lower bound, gap and wall time of both runs, and the ratios with / without of
 the parameters and of the bound.
 
@@ -69,6 +72,8 @@ def _run(spec, tl: float, induce: bool, switch: str = "induced") -> tuple:  # no
         oracle.SHARED_MEMO = hosts.CUT_HOST_BOX = induce  # the baseline: hosting classes listed afresh, the hosts' whole box
     elif switch == "coarse":
         program.COARSE_FIRST = induce  # the baseline: checkable programs before the design above
+    elif switch == "sampled":
+        program.SAMPLED_CHECK = induce  # the baseline: no scenarios drawn against a design past the checker's limits
     elif not induce:
         induced.INDUCE_MIN_ORDER = 10**9  # the baseline: no group is large enough to be induced to
         if induced.induce_from(p) is not None:  # the switch no longer reaches the search (a renamed constant)
@@ -100,7 +105,7 @@ def main() -> int:
     ap.add_argument("--only", default=None, help="G:V:H:d[,G:V:H:d...]")
     ap.add_argument("--time-limit", type=float, default=60.0)
     ap.add_argument("--csv", default=None)
-    ap.add_argument("--switch", choices=("induced", "lift", "pricing", "checks", "coarse"), default="induced",
+    ap.add_argument("--switch", choices=("induced", "lift", "pricing", "checks", "coarse", "sampled"), default="induced",
                     help="what the baseline turns off: the induced design (O20), the parity split's lifted keys (O21d), the pricing's shared W (O11) or the checks' memo and box cut")
     a = ap.parse_args()
     specs = PROBLEMS if not a.only else [tuple(int(x) if i >= 2 else x for i, x in enumerate(s.split(":"))) for s in a.only.split(",")]

@@ -1,4 +1,4 @@
-"""The counterexample oracle of the symbolic search (docs/theory-scale.md O6, O12, O14, O18):
+"""The counterexample oracle of the symbolic search (docs/theory-scale.md O6, O12, O12b, O14, O18):
 scenario keys a design does not meet, from the symbolic checker, with the memory of which
 clusterings failed before.
 
@@ -7,7 +7,8 @@ representatives, theory-scale C7); the clusterings that gave a counterexample be
 checked first, the most recent first: a candidate near the last one tends to fail on them,
 and a check ends at `limit` keys. With `only`, "covering" means covering those clusterings
 (the search for the designs that cover a subset, partial coverage). Designs past the checker's limits are checked through a
-coarser design above them (`coarsen.py`, O12): its counterexamples are the design's too.
+coarser design above them (`coarsen.py`, O12): its counterexamples are the design's too; and
+by scenarios drawn at random, each decided on the design itself (O12b).
 
     >>> from eqattn.attention import Design, Problem
     >>> from eqattn.optimize.catalogue import DemandCatalogue
@@ -15,11 +16,14 @@ coarser design above them (`coarsen.py`, O12): its counterexamples are the desig
     >>> oracle = CounterexampleOracle(p, DemandCatalogue(p))
     >>> oracle.keys(Design.regular(p), math.inf, 1), len(oracle.keys(Design(p, ()), math.inf, 60)) > 0
     ([], True)
+    >>> oracle.sampled_keys(Design.regular(p), math.inf), len(oracle.sampled_keys(Design(p, ()), math.inf)) > 0
+    ([], True)
 """
 
 from __future__ import annotations
 
 import math
+import random
 import time
 from itertools import chain
 from typing import Iterator
@@ -27,15 +31,19 @@ from typing import Iterator
 from ..attention import Design, Problem
 from ..attention.clusterings import MAX_CLUSTERINGS, Clustering, clusterings, count_clusterings
 from ..attention.dominance import MAX_MULTISETS
+from ..attention.enumerated import DesignSearch, demands_of
 from ..attention.symbolic import DeadlinePassed, HostingMemo, SymbolicChecker
 from ..errors import LimitError
 from . import repair as greedy
 from .catalogue import DemandCatalogue
 from .coarsen import coarsen
+from .sampled import random_option
 
 ROUND_KEYS = 60  # counterexamples added per round at most (one per clustering)
 SHARED_MEMO = True  # the checkers of one search share the hosting classes they list (a switch for benchmarks/induced.py)
 ROUNDED_MULTISETS = 256  # a rounded LP design past the checker's limits is checked through a coarser one with at most this many
+SAMPLED_DRAWS = 1024  # random scenarios drawn per clustering at most when a design past the checker's limits is tested by drawing (O12b)
+SAMPLED_TOTAL = 20_000  # ... and in all (a fixed amount of work: under a work limit a drawing is not cut by the clock)
 
 Key = tuple[int, ...]
 
@@ -125,6 +133,56 @@ class CounterexampleOracle:
             except LimitError:
                 limit //= 16
         return None, []
+
+    def sampled_keys(self, design: Design, deadline: float, limit: int = ROUND_KEYS, seed: int = 0,
+                     draws: int = SAMPLED_DRAWS, total: int = SAMPLED_TOTAL) -> list[Key]:
+        """Keys of random scenarios that `design` does not meet (theory-scale O12b), at most one
+        per clustering (up to `limit`): for a design past the symbolic checker's limits, whose
+        design above covers. Each drawn scenario (one random option per orbit, `sampled.py`)
+        is decided by the exact assignment search on the design itself, so a key returned is a
+        counterexample of the design; finding none proves nothing. The clusterings that
+        failed before come first, then the others (those to cover; none past
+        MAX_CLUSTERINGS); `draws` per clustering and `total` in all at most, until the deadline."""
+        if self.only is not None:
+            rest: list[Clustering] = list(self.only)
+        elif count_clusterings(self.problem) <= MAX_CLUSTERINGS:
+            rest = list(clusterings(self.problem))
+        else:
+            rest = []
+        first = sorted(self.failing, key=self.failing.__getitem__, reverse=True)
+        done = set(first)
+        order = first + [c for c in rest if c not in done]
+        rng = random.Random(seed)
+        search = DesignSearch(self.problem, design, reduce=False)
+        out: list[Key] = []
+        t = time.perf_counter()
+        try:
+            for _ in range(draws):  # passes: one scenario of each clustering not yet failed
+                for c in list(order):
+                    if time.perf_counter() > deadline or len(out) >= limit or total <= 0:
+                        return out
+                    total -= 1
+                    opts = tuple(random_option(self.problem, o, rng) for o in c.expanded())
+                    demands = demands_of(self.problem, opts)
+                    try:
+                        if search.search.solve(demands) is not None:
+                            continue
+                    except LimitError:  # the assignment search's step budget: undecided, not a counterexample
+                        continue
+                    key = tuple(sorted(self.catalogue.intern(d) for d in demands if any(d.D.mults)))
+                    if not key:
+                        raise AssertionError("a counterexample scenario without demands")
+                    self.checks += 1
+                    self.failing[c] = self.checks
+                    order.remove(c)
+                    if key not in out:
+                        out.append(key)
+                if not order:
+                    break
+            return out
+        finally:
+            self.last_check_s = time.perf_counter() - t
+            self.check_time += self.last_check_s
 
     def repair(self, design: Design, before: int, until: float, best_units: int, max_head_dim: int | None) -> tuple[Design | None, list[Key]]:
         """The greedy repair (`repair.repair`, O18) of a candidate whose check stamped the

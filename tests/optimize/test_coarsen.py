@@ -1,7 +1,8 @@
 """Designs above a design (eqattn/optimize/coarsen.py, theory-scale O12): the coarse design
 covers every clustering the original covers, so its counterexamples are the original's;
-checked with the enumerating coverage checker on random small designs; and the search's
-program round, whose designs past the checker's limits learn from the design above them."""
+checked with the enumerating coverage checker on random small designs; scenarios drawn
+against a design (O12b), each a counterexample; and the search's program round, whose
+designs past the checker's limits learn from the design above them and from drawn scenarios."""
 
 from __future__ import annotations
 
@@ -101,8 +102,9 @@ def test_a_program_design_past_the_checkers_limits_learns_from_the_design_above(
 
 
 def test_the_benchmarks_coarse_switch_reaches_the_round():
-    """`benchmarks/budget.py --baseline coarse` and `benchmarks/induced.py --switch coarse`
-    turn off `rounds.program.COARSE_FIRST`: the name they set must be the one the round reads."""
+    """`benchmarks/budget.py --baseline coarse|sampled` and `benchmarks/induced.py --switch
+    coarse|sampled` turn off `rounds.program.COARSE_FIRST` / `SAMPLED_CHECK`: the names they
+    set must be the ones the round reads."""
     import importlib
     import sys
     from pathlib import Path
@@ -114,6 +116,64 @@ def test_the_benchmarks_coarse_switch_reaches_the_round():
 
     from eqattn.optimize.rounds import program
 
-    module, name = budget.SWITCHES["coarse"]
-    assert importlib.import_module(module) is program and getattr(program, name) is True
-    assert "program.COARSE_FIRST" in (root / "benchmarks" / "induced.py").read_text()
+    for switch, constant in (("coarse", "COARSE_FIRST"), ("sampled", "SAMPLED_CHECK")):
+        module, name = budget.SWITCHES[switch]
+        assert importlib.import_module(module) is program and name == constant and getattr(program, name) is True
+        assert f"program.{constant}" in (root / "benchmarks" / "induced.py").read_text()
+
+
+@pytest.mark.parametrize("spec", PROBLEMS + [("S3", "2xregular", 3, 2)], ids=lambda s: "-".join(map(str, s)))
+def test_drawn_counterexamples_are_counterexamples(spec):
+    """`CounterexampleOracle.sampled_keys` (O12b) on random designs: every clustering it
+    stamps as failing is uncovered by the enumerating checker (an independent route), each
+    key is a scenario of such a clustering, a covering design gives none; and it is no
+    no-op: over the designs, it finds most of the uncovered clusterings."""
+    import math
+
+    from eqattn.attention.clusterings import clusterings
+    from eqattn.attention.enumerated import enumerated_coverage
+    from eqattn.optimize.catalogue import DemandCatalogue
+    from eqattn.optimize.oracle import CounterexampleOracle
+
+    p = Problem.create(*spec)
+    assert CounterexampleOracle(p, DemandCatalogue(p)).sampled_keys(Design.regular(p), math.inf, seed=1) == []
+    rng = random.Random(11)
+    uncovered = found = 0
+    for i in range(12):
+        d = _random_design(p, rng, rng.randint(2, 5))
+        oracle = CounterexampleOracle(p, DemandCatalogue(p))
+        keys = oracle.sampled_keys(d, math.inf, limit=100, seed=i, draws=64)
+        verdicts = {v.clustering.id: v for v in enumerated_coverage(p, d)}
+        stamped = [c for c in oracle.failing]
+        assert len(keys) <= len(stamped) and all(not verdicts[c.id].covered for c in stamped)
+        assert len(keys) == len(set(keys)) and all(key == tuple(sorted(key)) for key in keys)
+        uncovered += sum(not v.covered for v in verdicts.values())
+        found += len(stamped)
+        if all(v.covered for v in verdicts.values()):
+            assert keys == []
+    assert uncovered > 0 and found >= uncovered * 3 // 4, (found, uncovered)
+    assert len(clusterings(p)) > 0
+
+
+def test_a_design_past_the_checkers_limits_learns_from_drawn_scenarios(monkeypatch):
+    """With the checker's multiset limit at 4, the program's designs on S3, 2xregular, H3 d2
+    are past it and their designs above cover: drawn scenarios decided on the design itself
+    (O12b) raise the search's bound (24 without them, at the first such design); the bound
+    stays at most the optimum that the search proves at the real limits."""
+    from eqattn.attention import dominance
+    from eqattn.optimize import oracle, search as search_module
+    from eqattn.optimize.budget import Budget
+    from eqattn.optimize.rounds import program
+    from eqattn.optimize.search import search
+
+    p = Problem.create("S3", "2xregular", 3, 2)
+    free = search(p, Budget.starting(60))
+    assert free.status == "optimal"
+    optimum = free.design.params // 4
+    for module in (dominance, oracle, search_module):
+        monkeypatch.setattr(module, "MAX_MULTISETS", 4)
+    drawn = search(p, Budget.starting(60))
+    monkeypatch.setattr(program, "SAMPLED_CHECK", False)
+    plain = search(p, Budget.starting(60))
+    assert plain.lower_units < drawn.lower_units <= optimum, (plain.lower_units, drawn.lower_units, optimum)
+    assert drawn.design is not None and drawn.design.params // 4 >= optimum

@@ -6,8 +6,9 @@ optimum (Lemma O1: an optimal covering design, capped by the values of S, meets 
 scenario of S); over a restricted table it only proposes a candidate. A design that covers
 every clustering is the incumbent when cheaper; otherwise its counterexamples join S. A
 design past the checker's limits is answered by a design above it (O12: its counterexamples
-are the design's too); only when that one covers are the restricted programs asked for
-checkable designs.
+are the design's too); when that one covers, by scenarios drawn at random and decided on the
+design itself (O12b); only when neither finds a counterexample are the restricted programs
+asked for checkable designs.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ FIXED_SMALL = 300  # the program over at most this many fixed types gets the tim
 FIXED_SHARE = 0.5
 FIXED_VARS = 60_000  # ... and it is solved only with at most this many variables
 MAX_PROGRAM_VARS = 300_000  # variables of one program at most (memory: well under 2 GB)
+SAMPLED_SHARE = 0.1  # of the loop's time left, for drawing scenarios against one design past the checker's limits
+SAMPLED_CHECK = True  # such a design whose design above covers: drawn scenarios decided on it first (O12b; off: checkable programs at once, for the benchmarks)
 COARSE_FIRST = True  # a design past the checker's limits: its design above first, then checkable programs (O12; off: the earlier order, for the benchmarks' --switch / --baseline coarse)
 
 log = logging.getLogger("eqattn.optimize")
@@ -180,10 +183,14 @@ class ProgramRound:
                     log.debug("round %d: a design above it (%d units) covers: the incumbent", state.rounds, coarse.params // 4)
                     state.improve(coarse)
                     return AGAIN
-                if (out := self._checkable(state)) is not None:
-                    return out
-                state.oracle.unchecked = True
-                return stop("scenario_limit")
+                if SAMPLED_CHECK:  # random scenarios decided on the design itself (O12b)
+                    new = state.oracle.sampled_keys(design, self._sampling_until(state), ROUND_KEYS, seed=state.rounds)
+                    log.debug("round %d: %d drawn scenarios the design does not meet", state.rounds, len(new))
+                if not new:
+                    if (out := self._checkable(state)) is not None:
+                        return out
+                    state.oracle.unchecked = True
+                    return stop("scenario_limit")
         if new is None:
             return stop("time_limit")
         if not new:
@@ -198,6 +205,14 @@ class ProgramRound:
         if sol.status != "optimal" and not ((restricted or capped) and sol.stopped == "time" and time.perf_counter() < state.deadline):
             return stop(stopped_by(sol))
         return AGAIN
+
+    def _sampling_until(self, state: SearchState) -> float:
+        """The end of one drawing: SAMPLED_SHARE of the loop's time left (at least 0.5 s); with
+        a work limit the search's deadline (the drawing's fixed size bounds it, O5)."""
+        if state.budget.work_limit is not None:
+            return state.deadline
+        now = time.perf_counter()
+        return min(state.deadline, now + max(0.5, SAMPLED_SHARE * (state.deadline - now)))
 
     def _checkable(self, state: SearchState) -> Outcome | None:
         """The program's design is undecided (past the checker's limits, its design above
