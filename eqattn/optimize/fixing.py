@@ -81,11 +81,17 @@ def fixed_types(
         part = np.zeros((1, 0), dtype=np.int64)
         n = len(cap)
         for k in range(n):
-            vals = np.arange(int(cap[k]) + 1, dtype=np.int64)
-            part = np.hstack([np.repeat(part, len(vals), axis=0), np.tile(vals, len(part))[:, None]])
-            nodes += len(part)
+            # each row's next multiplicity: 0..cap[k], and no further than the head-dim limit allows
+            top = np.full(len(part), int(cap[k]), dtype=np.int64)
+            if max_head_dim is not None:
+                top = np.minimum(top, (max_head_dim - part @ dims[:k]) // int(dims[k]))
+            reps = top + 1
+            total = int(reps.sum())
+            nodes += total
             if nodes > max_nodes:
                 return None
+            starts = np.repeat(np.cumsum(reps) - reps, reps)
+            part = np.hstack([np.repeat(part, reps, axis=0), (np.arange(total, dtype=np.int64) - starts)[:, None]])
             lo = np.hstack([part, np.zeros((len(part), n - k - 1), dtype=np.int64)])
             hi = np.hstack([part, np.tile(cap[k + 1:], (len(part), 1))])
             # r(W) ≥ θ c(lo) − π(hi) + [G:K'] λ for every W in the box [lo, hi] (π is monotone)

@@ -27,7 +27,7 @@ from eqattn.optimize.budget import Budget
 from eqattn.optimize.rounds import capped, fixed
 from eqattn.optimize.separation import ScenarioSpace
 from eqattn.optimize.search import search
-from eqattn.optimize.type_sets import copy_bounds, design_types
+from eqattn.optimize.type_sets import capped_subgroups, copy_bounds, design_types
 
 ROWS = (SAMPLE + LARGER)[::2]
 
@@ -74,6 +74,52 @@ def test_fixed_types_are_exactly_the_types_within_the_slack_and_keep_the_optimum
             assert got is None, (cutoff, got, full)
 
 
+@pytest.mark.parametrize("row", ROWS[::2], ids=lambda r: f"{r['group']}-{r['V']}-{r['H']}-{r['d']}")
+def test_fixed_types_under_a_head_dim_limit_are_those_within_it(row):
+    """With `max_head_dim`, the branch and bound extends a partial W only as far as the limit
+    allows (the nodes it counts are those within it): the fixed types are exactly the
+    independent list's types of dimension at most the limit, and a node limit that the types
+    within the limit fit in suffices."""
+    p = Problem.create(row["group"], row["V"], int(row["H"]), int(row["d"]))
+    space = ScenarioSpace(p)
+    h = hosting(p)
+    keys = _keys(space, random.Random(3))
+    cert = lp_bound(p, h, space.values, keys, start=()).certificate
+    every = design_types(p, space, h, np.inf)
+    prof = profit_table(p, space.values, keys, cert)
+    cutoff = int(row["P_opt"]) // 4 + 2
+    room = slack(cert, space.values, keys, None, cutoff)
+    tol = TOL * max(1.0, cert.theta * cutoff)
+    for md in sorted({1, max(1, int(row["d"]) - 1), int(row["d"])}):
+        table, _ = fixed_types(p, space, h, keys, cert, cutoff, max_head_dim=md)
+        want = set()
+        for t in every.types:
+            Ws, pr = prof[t.sub]
+            i = int(np.nonzero((Ws == np.array(t.W)).all(axis=1))[0][0])
+            if t.dim <= md and -cert.theta * pr[i] <= room + tol:
+                want.add((t.sub, t.W))
+        assert {(t.sub, t.W) for t in table.types} == want, md
+    # the nodes counted under the limit are those within it: at head dim 1, a partial W has
+    # at most one multiplicity 1 (so level k holds at most k + 1 rows)
+    small = sum(len(cap) * (1 + len(cap)) for _, cap, _, _ in capped_subgroups(p, space, h, None))
+    assert fixed_types(p, space, h, keys, cert, cutoff, max_head_dim=1, max_nodes=small) is not None
+
+
+def test_a_clustering_whose_lp_bound_is_at_the_ceiling_is_refuted_through_the_fixing():
+    """D4, 48xregular, H6 d64, clustering 2 within 12 heads of dimension at most 64: the LP
+    bound (36864 units: attention cost 768 = 12 · 64, the m×regular identity) is exactly the
+    ceiling, so only zero-reduced-cost types of dimension 64 remain; the fixing lists them
+    (3) within its node limit, and the exact program over them is infeasible (before, the
+    branch and bound counted every W up to the caps and gave up: "at most 2 of 81")."""
+    from eqattn.attention.clusterings import clusterings
+    from eqattn.optimize.limits import ComputeLimits
+
+    p = Problem.create("D4", "48xregular", 6, 64)
+    c = next(c for c in clusterings(p) if c.id == 2)
+    res = search(p, Budget.starting(60), ComputeLimits(12, 64, None), only=(c,))
+    assert res.status == "infeasible", (res.status, res.stopped)
+
+
 def test_a_cutoff_below_the_lp_bound_leaves_no_type():
     p = Problem.create("C4", "E1", 2, 1)  # SPEC §6.2: 8 parameters = 2 units
     space = ScenarioSpace(p)
@@ -92,6 +138,13 @@ def test_node_limit_gives_up():
     cert = lp_bound(p, h, space.values, keys, start=()).certificate
     assert fixed_types(p, space, h, keys, cert, 10**6, max_nodes=10) is None
     assert fixed_types(p, space, h, keys, cert, 10**6) is not None
+    # under a head-dim limit only the partial W's within it count: at head dim 1 a limit far
+    # below the whole box suffices, which the same search without the head-dim limit exceeds
+    small = sum(len(cap) * (1 + len(cap)) for _, cap, _, _ in capped_subgroups(p, space, h, None))
+    box = sum(int(np.prod(np.asarray(cap) + 1)) for _, cap, _, _ in capped_subgroups(p, space, h, None))
+    assert 10 * small < box
+    assert fixed_types(p, space, h, keys, cert, 10**6, max_head_dim=1, max_nodes=small) is not None
+    assert fixed_types(p, space, h, keys, cert, 10**6, max_nodes=small) is None
 
 
 ATLAS_ROWS = [
