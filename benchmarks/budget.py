@@ -25,7 +25,9 @@ gap, the slowest row. `--baseline NAME`: each row is run again right after it wi
 switch NAME off (`SWITCHES`: `coarse`, a design past the checker's limits answered by
 checkable programs before its design above, `rounds.program.COARSE_FIRST`, O12; `sampled`,
 such a design whose design above covers answered without drawing scenarios against it,
-`rounds.program.SAMPLED_CHECK`, O12b), printed below it as `baseline`.
+`rounds.program.SAMPLED_CHECK`, O12b; `quick`, the LP's rounded design checked by the
+symbolic checker only, without drawn scenarios first, `rounds.rounded.QUICK_DRAWS`, O14),
+printed below it as `baseline`.
 
 `--sweep`: tests/optimize/brute_force.py against the budget answers (partial coverage by both
 engines, the budget program and the subset searches; the least cost by the search priced by
@@ -78,6 +80,7 @@ def _problem(spec):  # noqa: ANN001, ANN202
 SWITCHES = {
     "coarse": ("eqattn.optimize.rounds.program", "COARSE_FIRST"),
     "sampled": ("eqattn.optimize.rounds.program", "SAMPLED_CHECK"),
+    "quick": ("eqattn.optimize.rounds.rounded", "QUICK_DRAWS"),
 }  # --baseline NAME sets this module constant to False
 
 

@@ -120,6 +120,10 @@ def test_the_benchmarks_coarse_switch_reaches_the_round():
         module, name = budget.SWITCHES[switch]
         assert importlib.import_module(module) is program and name == constant and getattr(program, name) is True
         assert f"program.{constant}" in (root / "benchmarks" / "induced.py").read_text()
+    from eqattn.optimize.rounds import rounded
+
+    module, name = budget.SWITCHES["quick"]
+    assert importlib.import_module(module) is rounded and name == "QUICK_DRAWS" and getattr(rounded, name) > 0
 
 
 @pytest.mark.parametrize("spec", PROBLEMS + [("S3", "2xregular", 3, 2)], ids=lambda s: "-".join(map(str, s)))
@@ -177,3 +181,36 @@ def test_a_design_past_the_checkers_limits_learns_from_drawn_scenarios(monkeypat
     plain = search(p, Budget.starting(60))
     assert plain.lower_units < drawn.lower_units <= optimum, (plain.lower_units, drawn.lower_units, optimum)
     assert drawn.design is not None and drawn.design.params // 4 >= optimum
+
+
+def test_the_rounded_design_meets_drawn_scenarios_before_its_symbolic_check(monkeypatch):
+    """The rounded round (O14) draws scenarios against the LP's rounded design before its
+    symbolic check (O12b) once such a check took longer than QUICK_AFTER_S (set to 0 here,
+    so that the test does not depend on the machine's speed): the search refuting D8,
+    32xregular, H8 d64, clustering 23 alone within (16, 64) ends `infeasible` after one
+    symbolic check of a rounded design, and with the draws off (`QUICK_DRAWS = 0`, the
+    benchmarks' baseline) the same verdict after more."""
+    from eqattn.attention.clusterings import clusterings
+    from eqattn.optimize import oracle
+    from eqattn.optimize.budget import Budget
+    from eqattn.optimize.limits import ComputeLimits
+    from eqattn.optimize.rounds import rounded
+    from eqattn.optimize.search import search
+
+    p = Problem.create("D8", "32xregular", 8, 64)
+    c = next(c for c in clusterings(p) if c.id == 23)
+    calls = []
+    rounded_keys = oracle.CounterexampleOracle.rounded_keys
+
+    def spy(self, design, deadline):  # noqa: ANN001, ANN202
+        calls.append(design)
+        return rounded_keys(self, design, deadline)
+
+    monkeypatch.setattr(oracle.CounterexampleOracle, "rounded_keys", spy)
+    monkeypatch.setattr(rounded, "QUICK_AFTER_S", 0.0)
+    res = search(p, Budget.starting(60), ComputeLimits(16, 64, None), only=(c,))
+    assert res.status == "infeasible" and len(calls) == 1
+    calls.clear()
+    monkeypatch.setattr(rounded, "QUICK_DRAWS", 0)
+    res = search(p, Budget.starting(60), ComputeLimits(16, 64, None), only=(c,))
+    assert res.status == "infeasible" and len(calls) >= 2

@@ -1,9 +1,10 @@
 """The rounded-LP round (docs/theory-scale.md O14) and the repair round (O18).
 
 The LP's fractional design rounded up (`⌈n_t⌉` copies of each type) is a candidate whose
-counterexamples are scenarios the LP's solution is short of too (mostly): checked, it is the
-incumbent when it covers and is cheaper, else its counterexamples join S (a round without a
-program). When the LP bound creeps (or always, with `repair_always`), the repair round first
+counterexamples are scenarios the LP's solution is short of too (mostly): met first by
+scenarios drawn at random (O12b, milliseconds), then, when none of those is new, checked by
+the symbolic checker; it is the incumbent when it covers and is cheaper, else its
+counterexamples join S (a round without a program). When the LP bound creeps (or always, with `repair_always`), the repair round first
 raises the rounded design where it falls short (repair.py); every key met on the way joins S.
 """
 
@@ -17,6 +18,9 @@ from ...attention import Design, DesignOrbit, Problem
 from ...reps import Rep
 from .state import AGAIN, NEXT, Outcome, SearchState, stop
 
+QUICK_DRAWS = 32  # random scenarios per clustering drawn against a rounded design before its symbolic check (0: none; O14)
+QUICK_TOTAL = 2000  # ... and in all
+QUICK_AFTER_S = 0.25  # ... once a symbolic check of a rounded design in this search took longer than this (seconds)
 REPAIR = True  # a rounded LP design that misses clusterings is repaired by raises (O18) ...
 REPAIR_SHARE = 0.25  # ... for at most this share of the round's time left, once the LP bound
 REPAIR_CREEP = 0.01  # ... rose by at most this fraction in its last round (a creep: O18)
@@ -53,7 +57,16 @@ class RoundedRound:
             return NEXT
         state.rounded_seen.add(cand.orbits)
         before = state.oracle.checks
-        cand, new = state.oracle.rounded_keys(cand, state.deadline)
+        new = None
+        # drawn scenarios first (O12b) where the symbolic check is slow: milliseconds instead of
+        # seconds (on the clock, so not under a work limit: that search stays reproducible)
+        if QUICK_DRAWS and state.rounded_check_s > QUICK_AFTER_S and state.budget.work_limit is None:
+            drawn = state.oracle.sampled_keys(cand, state.deadline, seed=state.rounds, draws=QUICK_DRAWS, total=QUICK_TOTAL)
+            known = set(state.keys)
+            new = drawn if any(k not in known for k in drawn) else None  # none new: the symbolic check
+        if new is None:
+            cand, new = state.oracle.rounded_keys(cand, state.deadline)
+            state.rounded_check_s = max(state.rounded_check_s, state.oracle.last_check_s)
         if new is None:
             return stop("time_limit")
         if new == [] and state.limits.admits(cand) and state.cheaper(cand):

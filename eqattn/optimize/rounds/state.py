@@ -181,6 +181,7 @@ class SearchState:
     floor_lo: dict[int, int] = field(default_factory=dict)
     rounded_seen: set = field(default_factory=set)
     rounded_last: bool = False
+    rounded_check_s: float = 0.0  # the longest symbolic check of a rounded LP design so far (rounded.py)
     seed: "Seed | None" = None
     seed_lower: int | None = None  # units: the seed's LP certificate carried to its repeated keys (O16c)
     induced: tuple[str, int] | None = None  # (subgroup, parameters): the induced design became the incumbent (O20)
