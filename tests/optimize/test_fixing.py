@@ -39,14 +39,31 @@ def _program_optimum(table, U, keys, cutoff):  # noqa: ANN001, ANN202
     return None if sol.status == "infeasible" else round(sol.objective)
 
 
-@pytest.mark.parametrize("row", ROWS, ids=lambda r: f"{r['group']}-{r['V']}-{r['H']}-{r['d']}")
-def test_fixed_types_are_exactly_the_types_within_the_slack_and_keep_the_optimum(row):
+def _setup(row, seed: int):  # noqa: ANN001, ANN202
+    """(problem, scenario space, hosting, random keys, their LP certificate, every capped type)."""
     p = Problem.create(row["group"], row["V"], int(row["H"]), int(row["d"]))
     space = ScenarioSpace(p)
     h = hosting(p)
-    keys = _keys(space, random.Random(2))
+    keys = _keys(space, random.Random(seed))
     cert = lp_bound(p, h, space.values, keys, start=()).certificate
-    every = design_types(p, space, h, np.inf)
+    return p, space, h, keys, cert, design_types(p, space, h, np.inf)
+
+
+def _within_slack(every, prof, cert, room: float, tol: float, max_dim: float = np.inf) -> set:  # noqa: ANN001
+    """The independent list: every capped type hosting a demand (of dimension at most
+    `max_dim`) whose reduced cost θ(c - profit), from the profit table, is within the slack."""
+    want = set()
+    for t in every.types:
+        Ws, pr = prof[t.sub]
+        i = int(np.nonzero((Ws == np.array(t.W)).all(axis=1))[0][0])
+        if t.dim <= max_dim and -cert.theta * pr[i] <= room + tol:
+            want.add((t.sub, t.W))
+    return want
+
+
+@pytest.mark.parametrize("row", ROWS, ids=lambda r: f"{r['group']}-{r['V']}-{r['H']}-{r['d']}")
+def test_fixed_types_are_exactly_the_types_within_the_slack_and_keep_the_optimum(row):
+    p, space, h, keys, cert, every = _setup(row, 2)
     full = _program_optimum(every, copy_bounds(every, None), keys, None)
     assert full is not None
     prof = profit_table(p, space.values, keys, cert)
@@ -58,14 +75,7 @@ def test_fixed_types_are_exactly_the_types_within_the_slack_and_keep_the_optimum
         table, bounds = fixed
         room = slack(cert, space.values, keys, None, cutoff)
         tol = TOL * max(1.0, cert.theta * cutoff)
-        # the independent list: every capped type hosting a demand, reduced cost θ(c - profit) ≤ slack
-        want = set()
-        for t in every.types:
-            Ws, pr = prof[t.sub]
-            i = int(np.nonzero((Ws == np.array(t.W)).all(axis=1))[0][0])
-            if -cert.theta * pr[i] <= room + tol:
-                want.add((t.sub, t.W))
-        assert {(t.sub, t.W) for t in table.types} == want, cutoff
+        assert {(t.sub, t.W) for t in table.types} == _within_slack(every, prof, cert, room, tol), cutoff
         U = [u if b is None else min(u, b) for u, b in zip(copy_bounds(table, None), bounds)]
         got = _program_optimum(table, U, keys, cutoff)
         if full <= cutoff:
@@ -80,25 +90,14 @@ def test_fixed_types_under_a_head_dim_limit_are_those_within_it(row):
     allows (the nodes it counts are those within it): the fixed types are exactly the
     independent list's types of dimension at most the limit, and a node limit that the types
     within the limit fit in suffices."""
-    p = Problem.create(row["group"], row["V"], int(row["H"]), int(row["d"]))
-    space = ScenarioSpace(p)
-    h = hosting(p)
-    keys = _keys(space, random.Random(3))
-    cert = lp_bound(p, h, space.values, keys, start=()).certificate
-    every = design_types(p, space, h, np.inf)
+    p, space, h, keys, cert, every = _setup(row, 3)
     prof = profit_table(p, space.values, keys, cert)
     cutoff = int(row["P_opt"]) // 4 + 2
     room = slack(cert, space.values, keys, None, cutoff)
     tol = TOL * max(1.0, cert.theta * cutoff)
     for md in sorted({1, max(1, int(row["d"]) - 1), int(row["d"])}):
         table, _ = fixed_types(p, space, h, keys, cert, cutoff, max_head_dim=md)
-        want = set()
-        for t in every.types:
-            Ws, pr = prof[t.sub]
-            i = int(np.nonzero((Ws == np.array(t.W)).all(axis=1))[0][0])
-            if t.dim <= md and -cert.theta * pr[i] <= room + tol:
-                want.add((t.sub, t.W))
-        assert {(t.sub, t.W) for t in table.types} == want, md
+        assert {(t.sub, t.W) for t in table.types} == _within_slack(every, prof, cert, room, tol, md), md
     # the nodes counted under the limit are those within it: at head dim 1, a partial W has
     # at most one multiplicity 1 (so level k holds at most k + 1 rows)
     small = sum(len(cap) * (1 + len(cap)) for _, cap, _, _ in capped_subgroups(p, space, h, None))
