@@ -40,6 +40,10 @@ class DemandCatalogue:
         return self._ids[d.value()]
 
     def key(self, result: ScenarioResult) -> tuple[int, ...]:
-        """The scenario key (sorted demand ids) of a counterexample; demands with D = 0 need
-        no host (SPEC §4.5) and are left out."""
-        return tuple(sorted(self.intern(d) for d in result.demands if any(d.D.mults)))
+        """The scenario key of a counterexample (`key_of` its demands)."""
+        return self.key_of(result.demands)
+
+    def key_of(self, demands) -> tuple[int, ...]:  # noqa: ANN001 - Iterable[Demand]
+        """The scenario key (sorted demand ids) of a scenario's demands; demands with D = 0
+        need no host (SPEC §4.5) and are left out."""
+        return tuple(sorted(self.intern(d) for d in demands if any(d.D.mults)))

@@ -96,10 +96,7 @@ def fixed_types(
             hi = np.hstack([part, np.tile(cap[k + 1:], (len(part), 1))])
             # r(W) ≥ θ c(lo) − π(hi) + [G:K'] λ for every W in the box [lo, hi] (π is monotone)
             low = cert.theta * (lo @ uc) - pi_values(K.id, hi, slots, values, wkeys, mu) + fixed_cost
-            ok = low <= room + tol
-            if max_head_dim is not None:
-                ok &= lo @ dims <= max_head_dim
-            part = part[ok]
+            part = part[low <= room + tol]  # (within the head-dim limit by construction)
             if not len(part):
                 break
         for W, r in zip(part, cert.theta * (part @ uc) - pi_values(K.id, part, slots, values, wkeys, mu) + fixed_cost):

@@ -37,7 +37,7 @@ from ..errors import LimitError
 from . import repair as greedy
 from .catalogue import DemandCatalogue
 from .coarsen import coarsen
-from .sampled import random_option
+from .sampled import random_scenario
 
 ROUND_KEYS = 60  # counterexamples added per round at most (one per clustering)
 SHARED_MEMO = True  # the checkers of one search share the hosting classes they list (a switch for benchmarks/induced.py)
@@ -62,13 +62,26 @@ class CounterexampleOracle:
         self.unchecked = False  # a candidate could not be checked within the checker's limits
         self.memo = HostingMemo(problem) if SHARED_MEMO else None  # the hosting classes its checkers (and the repair's) listed
 
-    def _clusterings(self, chk: SymbolicChecker) -> Iterator[Clustering]:
+    def _clusterings(self, chk: SymbolicChecker | None) -> Iterator[Clustering]:
+        """The clusterings to cover: `only`, else every one, else (past MAX_CLUSTERINGS) the
+        checker's representatives of the design (none without a checker)."""
         if self.only is not None:
             yield from self.only
         elif count_clusterings(self.problem) <= MAX_CLUSTERINGS:
             yield from clusterings(self.problem)
-        else:
+        elif chk is not None:
             yield from chk.representatives()
+
+    def _order(self, chk: SymbolicChecker | None) -> Iterator[Clustering]:
+        """The clusterings that failed before (the most recent first), then the others."""
+        first = sorted(self.failing, key=self.failing.__getitem__, reverse=True)
+        done = set(first)
+        return chain(first, (c for c in self._clusterings(chk) if c not in done))
+
+    def _stamp(self, c: Clustering) -> None:
+        """`c` gave a counterexample (the order of `failing`)."""
+        self.checks += 1
+        self.failing[c] = self.checks
 
     def keys(self, design: Design, deadline: float, limit: int = ROUND_KEYS) -> list[Key] | None:
         """Keys of counterexample scenarios of `design`, at most one per clustering (up to
@@ -80,15 +93,12 @@ class CounterexampleOracle:
         out: list[Key] = []
         try:
             chk = SymbolicChecker(self.problem, design, shortfalls=False, stop=lambda: time.perf_counter() > deadline, memo=self.memo)
-            first = sorted(self.failing, key=self.failing.__getitem__, reverse=True)
-            done = set(first)
-            for c in chain(first, (c for c in self._clusterings(chk) if c not in done)):
+            for c in self._order(chk):
                 if time.perf_counter() > deadline:
                     return out or None
                 r = chk.first_uncovered(c)
                 if r is not None:
-                    self.checks += 1
-                    self.failing[c] = self.checks
+                    self._stamp(c)
                     key = self.catalogue.key(r)
                     if not key:
                         raise AssertionError("a counterexample scenario without demands")
@@ -143,15 +153,7 @@ class CounterexampleOracle:
         counterexample of the design; finding none proves nothing. The clusterings that
         failed before come first, then the others (those to cover; none past
         MAX_CLUSTERINGS); `draws` per clustering and `total` in all at most, until the deadline."""
-        if self.only is not None:
-            rest: list[Clustering] = list(self.only)
-        elif count_clusterings(self.problem) <= MAX_CLUSTERINGS:
-            rest = list(clusterings(self.problem))
-        else:
-            rest = []
-        first = sorted(self.failing, key=self.failing.__getitem__, reverse=True)
-        done = set(first)
-        order = first + [c for c in rest if c not in done]
+        order = list(self._order(None))
         rng = random.Random(seed)
         search = DesignSearch(self.problem, design, reduce=False)
         out: list[Key] = []
@@ -162,19 +164,15 @@ class CounterexampleOracle:
                     if time.perf_counter() > deadline or len(out) >= limit or total <= 0:
                         return out
                     total -= 1
-                    opts = tuple(random_option(self.problem, o, rng) for o in c.expanded())
-                    demands = demands_of(self.problem, opts)
+                    demands = demands_of(self.problem, random_scenario(self.problem, c, rng))
                     try:
                         if search.search.solve(demands) is not None:
                             continue
                     except LimitError:  # the assignment search's step budget: undecided, not a counterexample
                         continue
-                    key = tuple(sorted(self.catalogue.intern(d) for d in demands if any(d.D.mults)))
-                    if not key:
-                        raise AssertionError("a counterexample scenario without demands")
-                    self.checks += 1
-                    self.failing[c] = self.checks
+                    self._stamp(c)
                     order.remove(c)
+                    key = self.catalogue.key_of(demands)  # not empty: a scenario without demands is met
                     if key not in out:
                         out.append(key)
                 if not order:

@@ -74,6 +74,12 @@ def random_option(problem: Problem, orbit: tuple[int, int], rng: random.Random) 
     return Option(orbit, a, b, kb, c, P, table.demand(K, b, kb, c))
 
 
+def random_scenario(problem: Problem, c: Clustering, rng: random.Random) -> tuple[Option, ...]:
+    """One scenario of the clustering (SPEC §4.3): a random option per orbit, in
+    `c.expanded()` order."""
+    return tuple(random_option(problem, o, rng) for o in c.expanded())
+
+
 def sampled_keys(problem: Problem, catalogue: DemandCatalogue, clusterings: Sequence[Clustering], count: int,
                  seed: int = 0, known: frozenset[Key] | set[Key] = frozenset()) -> list[Key]:
     """Up to `count` distinct keys (sorted demand ids, demands with D = 0 left out) of random
@@ -87,12 +93,11 @@ def sampled_keys(problem: Problem, catalogue: DemandCatalogue, clusterings: Sequ
         if len(out) >= count:
             break
         c = clusterings[i % len(clusterings)]
-        opts = tuple(random_option(problem, o, rng) for o in c.expanded())
-        key = tuple(sorted(catalogue.intern(d) for d in demands_of(problem, opts) if any(d.D.mults)))
+        key = catalogue.key_of(demands_of(problem, random_scenario(problem, c, rng)))
         if key and key not in seen:
             seen.add(key)
             out.append(key)
     return out
 
 
-__all__ = ["random_maximal", "random_option", "sampled_keys"]
+__all__ = ["random_maximal", "random_option", "random_scenario", "sampled_keys"]

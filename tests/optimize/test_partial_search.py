@@ -81,3 +81,15 @@ def test_every_single_search_gets_at_least_a_first_try(monkeypatch):
     assert len(singles) > 40 and r.stopped_by == "work_limit"
     assert all(w >= ps.FIRST_WORK and s >= ps.FIRST_SECONDS for s, w in singles)
     assert len(r.covered) <= r.upper_bound
+
+
+def test_a_clustering_at_the_ceiling_no_longer_leaves_the_count_open():
+    """D4, 48xregular, H6 d64 within (12, 64): 79 clusterings are refuted by their LP bounds,
+    one is covered, and clustering 2 (its LP bound exactly the ceiling, 12 · 64) is refuted
+    through the reduced-cost fixing within the head-dim limit (theory-scale O13): the best
+    design covers 1 of 81, proven (it was "1 of 81, at most 2", stopped by the type set)."""
+    p = Problem.create("D4", "48xregular", 6, 64)
+    r = partial_search(p, ComputeLimits(12, 64, None), Budget.starting(60))
+    assert (len(r.covered), r.of, r.upper_bound) == (1, 81, 1)
+    assert 2 in r.infeasible and len(r.infeasible) == 80
+    assert not {v.clustering.id: v for v in check_coverage(p, r.design)}[2].covered

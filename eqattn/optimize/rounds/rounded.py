@@ -4,8 +4,9 @@ The LP's fractional design rounded up (`⌈n_t⌉` copies of each type) is a can
 counterexamples are scenarios the LP's solution is short of too (mostly): met first by
 scenarios drawn at random (O12b, milliseconds), then, when none of those is new, checked by
 the symbolic checker; it is the incumbent when it covers and is cheaper, else its
-counterexamples join S (a round without a program). When the LP bound creeps (or always, with `repair_always`), the repair round first
-raises the rounded design where it falls short (repair.py); every key met on the way joins S.
+counterexamples join S (a round without a program). When the LP bound creeps (or always,
+with `repair_always`), the repair round first raises the rounded design where it falls short
+(repair.py); every key met on the way joins S.
 """
 
 from __future__ import annotations
@@ -57,12 +58,12 @@ class RoundedRound:
             return NEXT
         state.rounded_seen.add(cand.orbits)
         before = state.oracle.checks
+        known = set(state.keys)
         new = None
         # drawn scenarios first (O12b) where the symbolic check is slow: milliseconds instead of
         # seconds (on the clock, so not under a work limit: that search stays reproducible)
         if QUICK_DRAWS and state.rounded_check_s > QUICK_AFTER_S and state.budget.work_limit is None:
             drawn = state.oracle.sampled_keys(cand, state.deadline, seed=state.rounds, draws=QUICK_DRAWS, total=QUICK_TOTAL)
-            known = set(state.keys)
             new = drawn if any(k not in known for k in drawn) else None  # none new: the symbolic check
         if new is None:
             cand, new = state.oracle.rounded_keys(cand, state.deadline)
@@ -72,7 +73,6 @@ class RoundedRound:
         if new == [] and state.limits.admits(cand) and state.cheaper(cand):
             state.improve(cand)
             return AGAIN
-        known = set(state.keys)
         added = [k for k in new if k not in known]
         log.debug("round %d: the LP's design rounded up (%d units): %s", state.rounds, cand.params // 4, f"{len(added)} new counterexamples" if new != () else "not checkable")
         state.miss = (cand, added, before)
