@@ -144,9 +144,9 @@ def test_numpy_integers_are_whole_numbers() -> None:
 
 
 @pytest.mark.parametrize("count, error, words", [
-    (10**9, LimitError, "from 1 to 64"),
-    (65, LimitError, "from 1 to 64"),
-    (0, InputError, "from 1 to 64"),
+    (10**9, LimitError, "from 1 to 512"),
+    (513, LimitError, "from 1 to 512"),
+    (0, InputError, "from 1 to 512"),
     (True, InputError, "whole number"),
     (2.0, InputError, "whole number"),
     ("3", InputError, "whole number"),
@@ -164,7 +164,7 @@ def test_counts_repeat_orbits_up_to_the_limit() -> None:
     d = eqattn.Design.from_json(prob, {"orbits": [{"subgroup": "C2", "rep": "B", "count": 3}, {"subgroup": 0, "rep": "A"}]})
     assert [o.sub.name for o in d.orbits] == ["C2", "C2", "C2", "C1"]
     with pytest.raises(LimitError, match="in all"):
-        eqattn.Design.from_json(prob, {"orbits": [{"subgroup": 0, "rep": "A", "count": 40}] * 2})
+        eqattn.Design.from_json(prob, {"orbits": [{"subgroup": 0, "rep": "A", "count": 300}] * 2})
 
 
 def test_the_layer_json_checks_counts_before_allocating() -> None:

@@ -12,10 +12,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from ..attention.design import MAX_DESIGN_ORBITS
+
 # Bounds of the request models: generous, the core enforces its own (LimitError).
 MAX_HEADS = 512
 MAX_HEAD_DIM = 4096
-MAX_ORBITS = 512
 MAX_TEXT = 2000
 
 
@@ -53,7 +54,7 @@ class OrbitIn(_Strict):
 
 
 class DesignIn(ProblemIn):
-    orbits: list[OrbitIn] = Field(default_factory=list, max_length=MAX_ORBITS)
+    orbits: list[OrbitIn] = Field(default_factory=list, max_length=MAX_DESIGN_ORBITS)
 
 
 # ----------------------------------------------------------------------------- responses

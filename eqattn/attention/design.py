@@ -12,7 +12,9 @@ from ..groups import SubgroupClass
 from ..reps import Rep, parse_rep
 from .problem import Problem
 
-MAX_DESIGN_ORBITS = 64
+# Orbits in one design, counts included: the one limit of the core, the JSON API and the
+# page (an optimiser answer round-trips through `Design.from_json` below it; test_result_json).
+MAX_DESIGN_ORBITS = 512
 # A design orbit's head dimension dim W, capped like the problem's d (checked before any
 # parameter count, so counts never overflow).
 MAX_ORBIT_HEAD_DIM = 4096

@@ -44,3 +44,23 @@ def test_bad_json(data, field):
     with pytest.raises(InputError) as e:
         Design.from_json(p, data)
     assert e.value.field == field
+
+
+def test_one_orbit_limit_for_core_api_and_optimiser_answers():
+    """MAX_DESIGN_ORBITS is the core's limit and the API's (one definition); a design at the
+    limit, with many orbit types, round-trips, and so does an optimiser answer (the optimiser
+    builds its designs directly, so its JSON must read back through the same door)."""
+    from eqattn.api.models import DesignIn
+    from eqattn.attention.design import MAX_DESIGN_ORBITS
+    from eqattn.optimize import optimize
+
+    assert DesignIn.model_fields["orbits"].metadata[0].max_length == MAX_DESIGN_ORBITS
+    p = Problem.create("Oh", "T1u + A1g", 2, 2)
+    subs = p.group.subgroup_classes
+    orbits = [(subs[i % len(subs)].id, "trivial" if i % 2 else "regular") for i in range(MAX_DESIGN_ORBITS)]
+    big = Design.create(p, orbits)
+    assert Design.from_json(p, big.to_json()).orbits == big.orbits
+    with pytest.raises(InputError, match=f"at most {MAX_DESIGN_ORBITS}"):
+        Design.create(p, orbits + orbits[:1])
+    answer = optimize(Problem.create("D4", "regular", 2, 2), time_limit=30).design
+    assert Design.from_json(answer.problem, answer.to_json()).orbits == answer.orbits

@@ -62,7 +62,7 @@ CASES = [
     (["check", *C2, "-o", "C2"], "orbits[0]", "SUBGROUP:REP"),
     (["check", *C2, "-o", "Z9:A"], "orbits[0].subgroup", ""),
     (["check", *C2, "-o", "C2:Q"], "orbits[0].rep", "unknown irrep"),
-    (["check", *C2, *(["-o", "C2:A"] * 65)], "orbits", "at most 64"),
+    (["check", *C2, *(["-o", "C2:A"] * 513)], "orbits", "at most 512"),
     (["verify", *C2, "-o", "C2:100000xB"], "orbits[0].rep", "at most 4096"),
     (["verify", *C2, "-o", f"C2:{HUGE}"], "orbits[0].rep", "at most 1000000"),
     # weights built from the isotypic blocks: linear in the head dims, quadratic in dim V (verify_memory)
