@@ -79,21 +79,60 @@ def demand_bound(
     return max(0, int(np.ceil(sol.bound - 1e-6))) if np.isfinite(sol.bound) else 0
 
 
+class DemandBounds:
+    """`demand_bound` by demand value (`Demand.value()`: what the bound depends on), for the
+    searches of one call over one problem and head limit: each search interns demands in
+    its own catalogue (its own ids), but the values repeat from search to search (the
+    partial coverage's searches of single clusterings, partial_search.py), and each bound
+    is a program. A remembered bound is valid whichever search computed it.
+
+        >>> from eqattn.attention import Problem
+        >>> from eqattn.attention.hosting import hosting
+        >>> from eqattn.optimize.separation import ScenarioSpace
+        >>> p = Problem.create("C4", "E1", 1, 2); space = ScenarioSpace(p); shared = DemandBounds(p, None)
+        >>> key = space.initial_keys()[0]
+        >>> a = ScenarioBound(p, hosting(p), space.values, shared=shared).of_key(key)
+        >>> b = ScenarioBound(p, hosting(p), space.values, shared=shared); b.of_key(key) == a, len(shared)
+        (True, 1)
+    """
+
+    def __init__(self, problem: Problem, max_heads: int | None, deterministic: bool = False) -> None:
+        self.problem, self.max_heads, self.deterministic = problem, max_heads, deterministic
+        self._memo: dict[tuple, int] = {}
+
+    def __len__(self) -> int:
+        return len(self._memo)
+
+    def get(self, v: Demand) -> int | None:
+        return self._memo.get(v.value())
+
+    def put(self, v: Demand, bound: int) -> None:
+        self._memo[v.value()] = bound
+
+
 class ScenarioBound:
-    """`Σ_j demand_bound(v_j)` per scenario key, memoised per demand value."""
+    """`Σ_j demand_bound(v_j)` per scenario key, memoised per demand value (and in `shared`,
+    a `DemandBounds` of the same problem, head limit and mode, across searches)."""
 
     def __init__(
         self, problem: Problem, h: Hosting, values: list[Demand], max_heads: int | None = None, threads: int | None = None,
-        deterministic: bool = False,
+        deterministic: bool = False, shared: DemandBounds | None = None,
     ) -> None:
         """`deterministic`: each demand's program stops at DEMAND_NODES nodes, not at 5 s (under a work limit)."""
+        if shared is not None and (shared.problem is not problem or shared.max_heads != max_heads or shared.deterministic != deterministic):
+            raise ValueError("shared: DemandBounds of another problem, head limit or mode")
         self.problem, self.h, self.values, self.max_heads, self.threads = problem, h, values, max_heads, threads
         self.deterministic = deterministic
+        self.shared = shared
         self._memo: dict[int, int] = {}
 
     def of_value(self, i: int, deadline: float = math.inf) -> int:
         """The bound of demand value i (0, not remembered, once the deadline has passed)."""
         b = self._memo.get(i)
+        if b is None and self.shared is not None:
+            b = self.shared.get(self.values[i])
+            if b is not None:
+                self._memo[i] = b
         if b is None:
             left = deadline - time.perf_counter()
             if left <= 0:
@@ -103,6 +142,8 @@ class ScenarioBound:
             else:
                 b = demand_bound(self.problem, self.h, self.values[i], self.max_heads, min(5.0, left), self.threads)
             self._memo[i] = b
+            if self.shared is not None:
+                self.shared.put(self.values[i], b)
         return b
 
     def of_key(self, key: tuple[int, ...], deadline: float = math.inf) -> int:

@@ -46,7 +46,7 @@ from ..attention.hosting import hosting
 from ..attention.symbolic import SymbolicChecker
 from ..errors import LimitError
 from . import solver
-from .bounds import ScenarioBound
+from .bounds import DemandBounds, ScenarioBound
 from .budget import Budget, Usage
 from .catalogue import DemandCatalogue
 from .column_pool import ColumnPool, lp_kind
@@ -106,6 +106,8 @@ class _Runner:
         self.single: set[int] = set()  # clusterings whose search alone has ended (feasible or not, or short of types)
         self.conflicts: list[frozenset[int]] = []  # sets of clusterings no design within the limits covers (proven)
         self.columns = ColumnPool()  # the types of the LP bounds so far: the next ones start from them
+        # the scenario bounds of the demand values met so far (the searches' own catalogues repeat them)
+        self.bounds = DemandBounds(problem, limits.for_engines().max_heads, budget.work_limit is not None)
 
     def out(self, until: float, work: int | None = None) -> bool:
         """Past `until` or out of work (the phase's `work`, or the call's): the call's
@@ -132,7 +134,7 @@ class _Runner:
         self.searches += 1
         try:
             r = search(self.problem, b, self.limits, threads=self.threads, only=tuple(self.cl[i] for i in sorted(only)),
-                       columns=self.columns)
+                       columns=self.columns, demand_bounds=self.bounds, reasons=False)
         except LimitError:
             return None
         self.usage.absorb(r.usage)
@@ -233,7 +235,7 @@ class _Runner:
         cat = DemandCatalogue(self.problem)
         h = hosting(self.problem)
         sb = ScenarioBound(self.problem, h, cat.values, self.limits.for_engines().max_heads, self.threads,
-                           deterministic=self.budget.work_limit is not None)
+                           deterministic=self.budget.work_limit is not None, shared=self.bounds)
         chk = SymbolicChecker(self.problem, Design(self.problem, ()), shortfalls=False)
         trivial, bound, refuted = set(), {}, {}
         for c in self.cl:
@@ -253,19 +255,21 @@ class _Runner:
         return frozenset(trivial), sorted(bound, key=lambda i: (bound[i], i))
 
     def refutes(self, h, cat: DemandCatalogue, key: tuple[int, ...], until: float) -> bool:  # noqa: ANN001 - Hosting
-        """Whether the LP bounds of the limits round (rounds/limits_bound.py: heads, the
-        phase-one shortfall, attention cost; O11, O19e) over the one scenario `key` prove
-        that no design within the limits meets it."""
+        """Whether the LP bounds of the limits round (rounds/limits_bound.py: the phase-one
+        shortfall, attention cost, heads; O11, O19e) over the one scenario `key` prove that
+        no design within the limits meets it."""
         eng, cap = self.limits.for_engines(), self.limits.cost_cap(self.problem)
-        checks = []
-        if eng.max_heads is not None:
-            checks.append(("heads", None, eng.max_heads))
-        checks.append(("shortfall", eng.max_head_dim, 0))
+        checks = [("shortfall", eng.max_head_dim, 0)]
         if self.limits.max_cost is not None and cap is not None:
             checks.append(("attention_cost", eng.max_head_dim, cap))
+        if eng.max_heads is not None:
+            checks.append(("heads", None, eng.max_heads))
+        at_zero = False  # phase one converged at 0: the heads bound is at most max_heads (rounds/limits_bound.py)
         for measure, head_dim, limit in checks:
             if time.perf_counter() >= until:
                 return False
+            if measure == "heads" and at_zero:
+                continue
             work = None if self.budget.work_limit is None else KEY_LP_ITERATIONS
             problem, objective = measured(self.problem, measure)
             heads_row = eng.max_heads if measure == "shortfall" else None
@@ -276,6 +280,7 @@ class _Runner:
             self.usage.add_lp(res.work)
             if (res.converged and res.value > SHORTFALL_EPS) if measure == "shortfall" else res.units > limit:
                 return True
+            at_zero = at_zero or (measure == "shortfall" and res.converged)
         return False
 
 

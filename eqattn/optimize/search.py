@@ -31,7 +31,7 @@ from ..attention.dominance import MAX_MULTISETS
 from ..errors import LimitError
 from ..groups import SubgroupClass
 from ..reps import Rep
-from .bounds import ScenarioBound
+from .bounds import DemandBounds, ScenarioBound
 from .budget import Budget, Usage
 from .catalogue import DemandCatalogue
 from .column_pool import ColumnPool
@@ -88,9 +88,13 @@ def new_state(
     problem: Problem, budget: Budget, limits: ComputeLimits | None = None, *, backend: str = "highs", threads: int | None = None,
     progress: Progress | None = None, recheck_factor: float = 0.0, repair_always: bool = False, only: tuple[Clustering, ...] | None = None,
     columns: ColumnPool | None = None,
+    demand_bounds: DemandBounds | None = None,
+    reasons: bool = True,
 ) -> SearchState:
     """The state a search starts from: no keys, no incumbent. `only`: the clusterings to
-    cover (None: every clustering); `columns`: the types earlier LP bounds of the call used."""
+    cover (None: every clustering); `columns`: the types earlier LP bounds of the call used;
+    `demand_bounds`: the demands' scenario bounds earlier searches of the call computed;
+    `reasons`: whether an infeasible answer's plainest certificate line is wanted."""
     catalogue = DemandCatalogue(problem)
     user = ComputeLimits() if limits is None else limits
     limits = user.for_engines()
@@ -98,9 +102,10 @@ def new_state(
     cap = user.cost_cap(problem)
     return SearchState(
         problem, budget, limits, h, catalogue, CounterexampleOracle(problem, catalogue, only),
-        ScenarioBound(problem, h, catalogue.values, limits.max_heads, threads, deterministic=budget.work_limit is not None), backend=backend, threads=threads, progress=progress,
+        ScenarioBound(problem, h, catalogue.values, limits.max_heads, threads, deterministic=budget.work_limit is not None, shared=demand_bounds),
+        backend=backend, threads=threads, progress=progress,
         recheck_factor=recheck_factor, repair_always=repair_always, ms_limit=MAX_MULTISETS, cost_cap=cap,
-        ceiling=None if cap is None else int(params_per_cost(problem) * cap // 4), columns=columns,
+        ceiling=None if cap is None else int(params_per_cost(problem) * cap // 4), columns=columns, reasons=reasons,
     )
 
 
@@ -118,6 +123,8 @@ def search(
     only: tuple[Clustering, ...] | None = None,
     memo: SubSearches | None = None,
     columns: ColumnPool | None = None,
+    demand_bounds: DemandBounds | None = None,
+    reasons: bool = True,
 ) -> SearchResult:
     """The counterexample search until optimal, infeasible, or a limit: the regular design
     and the empty design's counterexamples first, then (a group of order >= 48 with an
@@ -132,10 +139,15 @@ def search(
     `only`: cover these clusterings only (the least design covering a subset; every bound and
     infeasibility proof is then about that subset). `memo`: the proven smaller searches of
     this call (`SubSearches`; a new one when None). `columns`: the types the limits round's
-    LP bounds of earlier searches of this call used (`ColumnPool`; a start only)."""
+    LP bounds of earlier searches of this call used (`ColumnPool`; a start only);
+    `demand_bounds`: the scenario bounds of demand values earlier searches of this call
+    computed (`bounds.DemandBounds`, of `problem` and these limits' heads); `reasons=False`:
+    an infeasible answer's certificate line may be the phase-one LP's even where the heads
+    bound would give a plainer one (an LP less; rounds/limits_bound.py)."""
     memo = SubSearches() if memo is None else memo
     state = new_state(problem, budget, limits, backend=backend, threads=threads, progress=progress,
-                      recheck_factor=recheck_factor, repair_always=repair_always, only=only, columns=columns)
+                      recheck_factor=recheck_factor, repair_always=repair_always, only=only, columns=columns,
+                      demand_bounds=demand_bounds, reasons=reasons)
     opened = _open(state)
     if opened is not None:
         return opened

@@ -72,3 +72,31 @@ def test_spec_examples():
 
 # The symbolic engine past the type limit (C8, 8xregular, H = 4, d = 16): now proven optimal by
 # the LP bound, tests/optimize/test_lp_bound.py::test_symbolic_engine_proves_optimality_past_the_type_limit.
+
+
+def test_shared_demand_bounds_are_read_by_value_not_by_id(monkeypatch):
+    """`DemandBounds` (the searches of one partial-coverage call): a second ScenarioBound over
+    a catalogue holding the same demand values under other ids gives the same bounds without
+    solving a program; a DemandBounds of another problem or head limit is refused."""
+    from eqattn.optimize import bounds
+    from eqattn.optimize.bounds import DemandBounds
+
+    p = Problem.create("D4", "regular", 2, 1)
+    space = ScenarioSpace(p)
+    keys = list(space.initial_keys())
+    shared = DemandBounds(p, None)
+    first = [ScenarioBound(p, hosting(p), space.values, shared=shared).of_key(k) for k in keys]
+    assert len(shared) == len({v for k in keys for v in k})
+    solved = []
+    real = bounds.demand_bound
+    monkeypatch.setattr(bounds, "demand_bound", lambda *a, **k: solved.append(a) or real(*a, **k))
+    reversed_values = space.values[::-1]  # the same values, other ids
+    n = len(reversed_values)
+    sb = ScenarioBound(p, hosting(p), reversed_values, shared=shared)
+    assert [sb.of_key(tuple(n - 1 - v for v in k)) for k in keys] == first and not solved
+    alone = ScenarioBound(p, hosting(p), space.values)  # not shared: solved again, the same bounds
+    assert [alone.of_key(k) for k in keys] == first and solved
+    with pytest.raises(ValueError, match="shared"):
+        ScenarioBound(p, hosting(p), space.values, max_heads=1, shared=shared)
+    with pytest.raises(ValueError, match="shared"):
+        ScenarioBound(p, hosting(p), space.values, shared=DemandBounds(Problem.create("D4", "regular", 2, 1), None))

@@ -342,3 +342,35 @@ def test_a_proven_least_cost_design_within_head_dim_d_is_not_searched_again(monk
     assert wide.value == 9 and max(o.head_dim for o in wide.design.orbits) == 3
     e = widening.fewest_heads(q, 40, wide, keys)
     assert calls == [{"max_head_dim": 2}] and (e.value, e.status) == (BruteForce(q).least_widening().min_heads, "optimal")
+
+
+def test_the_heads_bound_runs_only_where_phase_one_leaves_it_something_to_say(monkeypatch):
+    """The limits round runs phase one first; the heads bound (no head-dim limit) after it
+    only when phase one proved infeasibility and the search wants the plainer line
+    (`reasons`), or stopped short: at 0 phase one implies the heads bound is within
+    max_heads. With `reasons=False` the same verdict comes with phase one's line."""
+    from eqattn.optimize import lp_bound as lpb
+    from eqattn.optimize.budget import Budget as SearchBudget
+    from eqattn.optimize.limits import ComputeLimits
+    from eqattn.optimize.rounds import limits_bound
+    from eqattn.optimize.search import search
+
+    calls = []
+
+    def counting(*a, **k):
+        res = lpb.lp_bound(*a, **k)
+        calls.append((k.get("objective"), res.converged, res.value))
+        return res
+
+    monkeypatch.setattr(limits_bound, "lp_bound", counting)
+    p = Problem.create("S3", "regular", 2, 1)
+    tight = ComputeLimits(max_heads=2, max_head_dim=1)
+    r = search(p, SearchBudget.starting(20), tight)
+    assert r.status == "infeasible" and "at least" in r.reason and [c[0] for c in calls][-2:] == ["shortfall", "heads"]
+    calls.clear()
+    r = search(p, SearchBudget.starting(20), tight, reasons=False)
+    assert r.status == "infeasible" and "even fractionally" in r.reason and "heads" not in [c[0] for c in calls]
+    calls.clear()
+    r = search(Problem.create("C4", "regular", 2, 2), SearchBudget.starting(20), ComputeLimits(max_heads=4, max_head_dim=4))
+    at_zero = [c for c in calls if c[0] == "shortfall" and c[1] and c[2] <= limits_bound.SHORTFALL_EPS]
+    assert r.status == "optimal" and at_zero and "heads" not in [c[0] for c in calls]

@@ -4,17 +4,21 @@ need no parameter figure (docs/theory-scale.md O11, O19e).
 The LP bound (lp_bound.py) holds for any additive cost of a type, and for the phase-one
 objective too. Over the scenarios of S (Lemma O1), in order:
 
-* the heads bound (the cost of (K', W) is its heads [G:K']), without the head-dim limit: when
-  it exceeds `max_heads`, no design within the limits covers ("every covering design has at
-  least 14 heads ...; the limits allow at most 6");
 * phase one (`objective="shortfall"`): the least total shortfall of the demands of S over
   fractional designs within every head and head-dim limit (the `max_heads` row included, the
   master's slacks at cost 1); a positive LP optimum proves that no design within the limits
-  meets S even fractionally. It subsumes the heads bound with the head-dim limit and the
-  cost bound of `max_heads · max_head_dim` (a fractional design within both has cost at most
-  their product);
+  meets S even fractionally. It subsumes the heads bound below, the heads bound with the
+  head-dim limit and the cost bound of `max_heads · max_head_dim` (a fractional design
+  within both has cost at most their product);
 * under a user's `max_cost`, the attention-cost bound (cost [G:K'] dim W: the LP of the problem
-  priced by attention cost, theory-scale B1d) against the cost cap.
+  priced by attention cost, theory-scale B1d) against the cost cap;
+* the heads bound (the cost of (K', W) is its heads [G:K']), without the head-dim limit: when
+  it exceeds `max_heads`, no design within the limits covers ("every covering design has at
+  least 14 heads ...; the limits allow at most 6"). Phase one at 0 (converged) means a
+  fractional design within the limits meets S, so this bound is at most `max_heads` and is
+  not computed; it is computed when phase one stopped short of its optimum (its certified
+  bound may still exceed the limit), and after phase one proved infeasibility only for the
+  plainer certificate line, when the search wants one (`SearchState.reasons`).
 
 The parameter LP under a `max_heads` row is infeasible in such cases, and its bound then only
 says so through the master's costly slacks (a huge, meaningless figure, whose duals also make
@@ -42,14 +46,14 @@ log = logging.getLogger("eqattn.optimize")
 
 def limit_bounds(state: SearchState) -> list[tuple[str, int | None, int]]:
     """(measure, head-dim limit of the LP, the limit its bound must exceed) of each bound
-    this search's limits call for, the relaxed ones first ("shortfall": the limit is 0)."""
+    this search's limits call for, in the order they run ("shortfall": the limit is 0)."""
     lim, out = state.limits, []
-    if lim.max_heads is not None:
-        out.append(("heads", None, lim.max_heads))
     if lim.max_heads is not None or lim.max_head_dim is not None:
         out.append(("shortfall", lim.max_head_dim, 0))
     if lim.max_cost is not None and state.cost_cap is not None:
         out.append(("attention_cost", lim.max_head_dim, state.cost_cap))
+    if lim.max_heads is not None:
+        out.append(("heads", None, lim.max_heads))
     return out
 
 
@@ -76,9 +80,14 @@ class LimitsBoundRound:
 
     def run(self, state: SearchState) -> Outcome:
         state.limits_keys = len(state.keys)
+        phase_one: bool | None = None  # the phase-one LP converged: True (infeasible) / False (at 0); None: not run or stopped
         for measure, head_dim, limit in limit_bounds(state):
             if (measure, head_dim) in state.limits_stopped:
                 continue
+            if phase_one and (measure != "heads" or not state.reasons):
+                continue  # proven: only the heads bound's plainer line is still wanted
+            if measure == "heads" and phase_one is False:
+                continue  # at most max_heads (module docstring)
             now = time.perf_counter()
             left = state.budget.work_left(state.usage)
             work = None if left is None else int(LIMITS_SHARE * max(left, 0) * LP_ITERATIONS_PER_UNIT)
@@ -99,9 +108,16 @@ class LimitsBoundRound:
                       res.units, limit, "converged" if res.converged else "stopped")
             if not res.converged:
                 state.limits_stopped.add((measure, head_dim))
-            if res.units > limit if measure != "shortfall" else (res.converged and res.value > SHORTFALL_EPS):
+            if measure == "shortfall":
+                if res.converged:
+                    phase_one = res.value > SHORTFALL_EPS
+                if phase_one:
+                    state.reason = reason(measure, head_dim, res.units, limit, state)
+            elif res.units > limit:
                 state.reason = reason(measure, head_dim, res.units, limit, state)
                 return done(state.result("infeasible", None, state.lower))
+        if phase_one:
+            return done(state.result("infeasible", None, state.lower))
         return NEXT
 
 

@@ -145,6 +145,7 @@ class SearchState:
     n_types: int = 0
     stopped: str | None = None
     reason: str | None = None
+    reasons: bool = True  # an infeasible answer's plainest certificate line is wanted (worth an LP more; limits_bound.py)
     # the scenario keys S and the programs' working set (positions into keys)
     keys: list[Key] = field(default_factory=list)
     working: set[int] = field(default_factory=set)
