@@ -60,7 +60,8 @@ def test_bad_engine_and_work_limit():
 
 
 def test_every_single_search_gets_at_least_a_first_try(monkeypatch):
-    """D4, 48xregular, H6 d64 at (12, 64) under a work limit of 200 units (deterministic):
+    """D4, 48xregular, H6 d64 at (12, 64) under a work limit of 100 units (deterministic; at
+    200 the orbit types searched alone, B4c, now leave nothing to share):
     the clusterings still undecided after the growing phase share the work left, but no
     search of one clustering gets less than FIRST_WORK units (the wall-clock twin of the same
     line: FIRST_SECONDS). Before, the even share gave one of them 3 units (and on D4h,
@@ -76,9 +77,9 @@ def test_every_single_search_gets_at_least_a_first_try(monkeypatch):
         return search(self, only, until, seconds, work)
 
     monkeypatch.setattr(ps._Runner, "search", spy)
-    r = partial_search(p, ComputeLimits(12, 64), Budget.starting(600, work_limit=200))
+    r = partial_search(p, ComputeLimits(12, 64), Budget.starting(600, work_limit=100))
     singles = [(s, w) for n, s, w in calls if n == 1]
-    assert len(singles) > 40 and r.stopped_by == "work_limit"
+    assert len(singles) > 10 and r.stopped_by == "work_limit"
     assert all(w >= ps.FIRST_WORK and s >= ps.FIRST_SECONDS for s, w in singles)
     assert len(r.covered) <= r.upper_bound
 
