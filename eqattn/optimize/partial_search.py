@@ -41,6 +41,8 @@ the same values, fewer pricing rounds).
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import math
 import time
 from dataclasses import dataclass
@@ -61,7 +63,8 @@ from .rounds.limits_bound import SHORTFALL_EPS
 from .rounds.state import SearchResult
 from .search import search
 
-PART_SHARE = 0.25  # of the time (or work), until here at most: each orbit type searched as a clustering of its own (B4c)
+PART_SHARE = 0.25  # of the time (or work), until here at most: parts of the clusterings searched as clusterings of their own (B4c)
+PART_SIZES = (1, 2)  # orbits in a part: single orbit types first, then pairs
 SINGLE_SHARE = 0.4  # ... until here: every clustering searched alone
 GROW_SHARE = 0.75  # ... until here: the incumbent grown; the rest proves clusterings and sets uncoverable
 FIRST_SECONDS = 0.5  # a single search's first try (doubled on each pass over the undecided ones)
@@ -86,7 +89,7 @@ class PartialSearch:
     stopped_by: str | None
     searches: int
     work: int
-    parts: tuple[tuple[int, int], ...] = ()  # orbit types (K, n) no design within the budget covers alone (B4c)
+    parts: tuple = ()  # parts (sub-multisets of orbits, as Clustering.orbits) no design within the budget covers (B4c)
 
 
 @dataclass(frozen=True)
@@ -98,6 +101,22 @@ class _Incumbent:
     covered: frozenset[int]
     last: tuple[frozenset[int], SearchResult] | None
     trivial: frozenset[int] = frozenset()
+
+
+Part = tuple[tuple[tuple[int, int], int], ...]  # orbit types with counts, sorted (a Clustering's `orbits`)
+
+
+def _parts(c: Clustering, size: int) -> set[Part]:
+    """The sub-multisets of `size` orbits of `c` (size 1 or 2), as `Clustering.orbits`.
+
+        >>> sorted(_parts(Clustering(0, (((1, 1), 2), ((2, 1), 1))), 2))
+        [(((1, 1), 1), ((2, 1), 1)), (((1, 1), 2),)]
+    """
+    if size == 1:
+        return {((o, 1),) for o, _ in c.orbits}
+    out = {((o, 2),) for o, k in c.orbits if k >= 2}
+    out |= {((a, 1), (b, 1)) for (a, _), (b, _) in itertools.combinations(c.orbits, 2)}
+    return out
 
 
 class _Runner:
@@ -112,7 +131,7 @@ class _Runner:
         self.infeasible: set[int] = set()
         self.single: set[int] = set()  # clusterings whose search alone has ended (feasible or not, or short of types)
         self.conflicts: list[frozenset[int]] = []  # sets of clusterings no design within the limits covers (proven)
-        self.refuted_parts: list[tuple[int, int]] = []  # orbit types no design within the limits covers alone (B4c)
+        self.refuted_parts: list[Part] = []  # parts no design within the limits covers (B4c)
         self.columns = ColumnPool()  # the types of the LP bounds so far: the next ones start from them
         # the scenario bounds of the demand values met so far (the searches' own catalogues repeat them)
         self.bounds = DemandBounds(problem, limits.for_engines().max_heads, budget.work_limit is not None)
@@ -129,10 +148,11 @@ class _Runner:
             return True
         return work is not None and self.usage.work >= work
 
-    def _search(self, only: tuple[Clustering, ...], until: float, seconds: float, work: int | None) -> SearchResult | None:
-        """The least design within the limits covering `only`, for `seconds` (not past
-        `until`), or under a work limit for `work` units (at most what is left); None past
-        a limit of the checker."""
+    def _search(self, only: tuple[Clustering, ...], until: float, seconds: float, work: int | None,
+                stop_at_design: bool = False) -> SearchResult | None:
+        """The least design within the limits covering `only` (any one, with
+        `stop_at_design`), for `seconds` (not past `until`), or under a work limit for `work`
+        units (at most what is left); None past a limit of the checker."""
         now = time.perf_counter()
         if self.budget.work_limit is not None:
             left = self.budget.work_left(self.usage) or 0
@@ -142,7 +162,7 @@ class _Runner:
         self.searches += 1
         try:
             r = search(self.problem, b, self.limits, threads=self.threads, only=only, columns=self.columns,
-                       demand_bounds=self.bounds, reasons=False)
+                       demand_bounds=self.bounds, reasons=False, stop_at_design=stop_at_design)
         except LimitError:
             return None
         self.usage.absorb(r.usage)
@@ -164,26 +184,34 @@ class _Runner:
         return r
 
     def parts(self, trivial: frozenset[int], until: float, work: int | None) -> None:
-        """Each orbit type (K, n) of the clusterings still open searched as a clustering of
-        one orbit (fewer heads than H; FIRST_SECONDS, FIRST_WORK units under a work limit),
-        the types held by the most open clusterings first, until `until` (or `work`): when
-        no design within the limits covers it, none covers a clustering holding it (Lemma
-        B4c), and those join the proven uncoverable ones."""
-        holders: dict[tuple[int, int], list[int]] = {}
-        for c in self.cl:
-            if c.id not in trivial and c.id not in self.infeasible:
-                for o, _ in c.orbits:
-                    holders.setdefault(o, []).append(c.id)
-        for o in sorted(holders, key=lambda o: (-len(holders[o]), o)):
-            ids = [i for i in holders[o] if i not in self.infeasible]
-            if not ids:
-                continue
-            if self.out(until, work):
-                break
-            r = self._search((Clustering(-1, ((o, 1),)),), until, FIRST_SECONDS, FIRST_WORK)
-            if r is not None and r.status == "infeasible":
-                self.refuted_parts.append(o)
-                self.infeasible.update(ids)
+        """Parts of the open clusterings (sub-multisets of their orbits: single orbit types,
+        then two orbits) searched as clusterings of their own (fewer heads than H;
+        FIRST_SECONDS each, FIRST_WORK units under a work limit) until `until` (or `work`):
+        when no design within the limits covers a part, none covers a clustering holding it
+        (Lemma B4c), and those join the proven uncoverable ones. Within a size, the part held
+        by the most clusterings still open goes first (greedy, counts refreshed lazily)."""
+        for size in PART_SIZES:
+            holders: dict[Part, list[int]] = {}
+            for c in self.cl:
+                if c.id not in trivial and c.id not in self.infeasible:
+                    for U in _parts(c, size):
+                        holders.setdefault(U, []).append(c.id)
+            heap = [(-len(ids), U) for U, ids in holders.items()]
+            heapq.heapify(heap)
+            while heap:
+                _, U = heapq.heappop(heap)
+                ids = [i for i in holders[U] if i not in self.infeasible]
+                if not ids:
+                    continue
+                if heap and len(ids) < -heap[0][0]:
+                    heapq.heappush(heap, (-len(ids), U))  # its count fell: the next one may hold more
+                    continue
+                if self.out(until, work):
+                    return
+                r = self._search((Clustering(-1, U),), until, FIRST_SECONDS, FIRST_WORK, stop_at_design=True)
+                if r is not None and r.status == "infeasible":
+                    self.refuted_parts.append(U)
+                    self.infeasible.update(ids)
 
     def singles(self, order: list[int], trivial: frozenset[int], until: float, work: int | None) -> list["_Incumbent"]:
         """Each clustering not yet decided searched alone, in passes: every one undecided

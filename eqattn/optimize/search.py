@@ -90,11 +90,13 @@ def new_state(
     columns: ColumnPool | None = None,
     demand_bounds: DemandBounds | None = None,
     reasons: bool = True,
+    stop_at_design: bool = False,
 ) -> SearchState:
     """The state a search starts from: no keys, no incumbent. `only`: the clusterings to
     cover (None: every clustering); `columns`: the types earlier LP bounds of the call used;
     `demand_bounds`: the demands' scenario bounds earlier searches of the call computed;
-    `reasons`: whether an infeasible answer's plainest certificate line is wanted."""
+    `reasons`: whether an infeasible answer's plainest certificate line is wanted;
+    `stop_at_design`: feasibility only (the loop stops at the first design found)."""
     catalogue = DemandCatalogue(problem)
     user = ComputeLimits() if limits is None else limits
     limits = user.for_engines()
@@ -106,6 +108,7 @@ def new_state(
         backend=backend, threads=threads, progress=progress,
         recheck_factor=recheck_factor, repair_always=repair_always, ms_limit=MAX_MULTISETS, cost_cap=cap,
         ceiling=None if cap is None else int(params_per_cost(problem) * cap // 4), columns=columns, reasons=reasons,
+        stop_at_design=stop_at_design,
     )
 
 
@@ -125,6 +128,7 @@ def search(
     columns: ColumnPool | None = None,
     demand_bounds: DemandBounds | None = None,
     reasons: bool = True,
+    stop_at_design: bool = False,
 ) -> SearchResult:
     """The counterexample search until optimal, infeasible, or a limit: the regular design
     and the empty design's counterexamples first, then (a group of order >= 48 with an
@@ -143,11 +147,14 @@ def search(
     `demand_bounds`: the scenario bounds of demand values earlier searches of this call
     computed (`bounds.DemandBounds`, of `problem` and these limits' heads); `reasons=False`:
     an infeasible answer's certificate line may be the phase-one LP's even where the heads
-    bound would give a plainer one (an LP less; rounds/limits_bound.py)."""
+    bound would give a plainer one (an LP less; rounds/limits_bound.py); `stop_at_design`:
+    whether any design within the limits covers `only`, nothing more: the loop stops at the
+    first one found (`feasible`, stopped by `design_found`, no final LP bound)."""
     memo = SubSearches() if memo is None else memo
     state = new_state(problem, budget, limits, backend=backend, threads=threads, progress=progress,
                       recheck_factor=recheck_factor, repair_always=repair_always, only=only, columns=columns,
-                      demand_bounds=demand_bounds, reasons=reasons)
+                      demand_bounds=demand_bounds, reasons=reasons,
+                      stop_at_design=stop_at_design)
     opened = _open(state)
     if opened is not None:
         return opened
@@ -333,7 +340,7 @@ def conclude(state: SearchState) -> SearchResult:
     """The answer when the loop stopped: the final LP bound (when a limit stopped it short of
     a proof), then optimal, feasible or unknown."""
     log.debug("loop ended after %.1fs (%s); %.1fs to the end", time.perf_counter() - state.start, state.stopped, state.final_end() - time.perf_counter())
-    if state.stopped is not None and (state.best is None or state.lower < state.best_units):
+    if state.stopped not in (None, "design_found") and (state.best is None or state.lower < state.best_units):
         state.lower = max(state.lower, lp_lower(state, ()))
     reason = certificate(state)
     if reason is not None:

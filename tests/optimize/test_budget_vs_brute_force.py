@@ -84,37 +84,38 @@ def test_partial_by_search(spec, refs):
 
 @pytest.mark.parametrize("spec", SMALL)
 def test_one_orbit_of_a_clustering_is_easier_than_the_clustering(spec, refs):
-    """Lemma B4c, with the enumerating checker over every design within (2H, d) and (H, d):
-    a design covering a clustering covers each of its orbits taken as a clustering of its
-    own (fewer heads than H), so an orbit type no design within a budget covers rules out
-    every clustering holding it."""
+    """Lemma B4c, with the enumerating checker over every design within (2H, d) and (H, d)
+    and drawn ones: a design covering a clustering covers each part of it (one orbit, two
+    orbits) taken as a clustering of its own (fewer heads than H), so a part no design within
+    a budget covers rules out every clustering holding it."""
     from eqattn.attention import check_clustering
     from eqattn.attention.clusterings import Clustering
+    from eqattn.optimize.partial_search import _parts
 
     import random
 
     bf = refs[spec]
     p = bf.problem
-    parts = {o for c in bf.clusterings for o, _ in c.orbits}
+    parts = {U for c in bf.clusterings for U in _parts(c, 1) | _parts(c, 2)}
     rng = random.Random(0)
     drawn = [tuple(sorted(rng.randrange(len(bf.types)) for _ in range(rng.randint(1, 4)))) for _ in range(150)]
     keys = {k for b in (Budget(2 * p.heads, p.head_dim), Budget(p.heads, p.head_dim)) for k in bf.designs(b)} | set(drawn)
     met = 0
     for key in sorted(keys):
         design = bf.design(key)
-        alone = {o: check_clustering(p, design, Clustering(-1, ((o, 1),))).covered for o in parts}
+        alone = {U: check_clustering(p, design, Clustering(-1, U)).covered for U in parts}
         for c in bf.clusterings:
             if c.id in bf.covered(key):
                 met += len(c.expanded()) > 1
-                assert all(alone[o] for o, _ in c.orbits), (spec, key, c)
+                assert all(alone[U] for U in _parts(c, 1) | _parts(c, 2)), (spec, key, c)
     if any(len(c.expanded()) > 1 for c in bf.clusterings):
         assert met > 0  # a clustering of several orbits is covered by some design (not vacuous)
 
 
-def test_orbit_types_refuted_alone_rule_out_what_the_enumeration_rules_out(refs):
-    """partial_search's orbit types (B4c) proven uncoverable alone within the budget: no
-    design the enumeration lists within it covers a clustering holding one; and some are
-    refuted on these problems (the test is not vacuous)."""
+def test_parts_refuted_alone_rule_out_what_the_enumeration_rules_out(refs):
+    """partial_search's parts (one orbit type, or two orbits; B4c) proven uncoverable within
+    the budget: no design the enumeration lists within it covers a clustering holding one;
+    and some are refuted on these problems (the test is not vacuous)."""
     from eqattn.optimize.budget import Budget as SearchBudget
     from eqattn.optimize.partial_search import partial_search
 
@@ -125,7 +126,8 @@ def test_orbit_types_refuted_alone_rule_out_what_the_enumeration_rules_out(refs)
         for lim in (Limits(p.heads, p.head_dim), Limits(2 * p.heads, p.head_dim), Limits(max_cost=p.heads * p.head_dim)):
             r = partial_search(p, lim, SearchBudget.starting(30))
             coverable = set().union(*(bf.covered(k) for k in bf.designs(Budget(lim.max_heads, lim.max_head_dim, lim.max_cost))))
-            for o in r.parts:
+            for part in r.parts:
                 refuted += 1
-                assert not {c.id for c in bf.clusterings if o in dict(c.orbits)} & coverable, (spec, lim, o)
+                holding = {c.id for c in bf.clusterings if all(dict(c.orbits).get(o, 0) >= k for o, k in part)}
+                assert holding and not holding & coverable, (spec, lim, part)
     assert refuted > 0

@@ -117,3 +117,19 @@ def test_the_searches_of_one_call_share_their_demand_bounds(monkeypatch):
     monkeypatch.setattr(ps, "DemandBounds", lambda *a: None)  # the searches' own memos only
     again = partial_search(p, ComputeLimits(4, 1), Budget.starting(120))
     assert len(solved) > len(set(solved)) and (len(again.covered), again.upper_bound) == (2, 2)
+
+
+def test_a_search_for_feasibility_stops_at_its_first_design():
+    """`search(..., stop_at_design=True)` (the parts of partial_search ask only whether a
+    design exists): D4, regular, H 2, d 2 has the regular design from the start, so the
+    search stops there (`feasible`, `design_found`, no final LP bound) where the full search
+    goes on to the proven optimum below it."""
+    from eqattn.attention import Design
+    from eqattn.optimize.search import search
+
+    p = Problem.create("D4", "regular", 2, 2)
+    full = search(p, Budget.starting(30))
+    quick = search(p, Budget.starting(30), stop_at_design=True)
+    assert full.status == "optimal" and full.design.params < Design.regular(p).params
+    assert (quick.status, quick.stopped) == ("feasible", "design_found") and quick.design.params == Design.regular(p).params
+    assert all(v.covered for v in check_coverage(p, quick.design))

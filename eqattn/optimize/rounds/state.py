@@ -68,7 +68,7 @@ class SearchResult:
     rounds: int
     scenarios: int  # scenario keys met (counterexamples); the programs run over a working set of them
     types: int  # types in the last program
-    stopped: str | None  # time_limit | work_limit | scenario_limit | type_limit | solver_error
+    stopped: str | None  # time_limit | work_limit | scenario_limit | type_limit | solver_error | design_found (stop_at_design)
     keys: tuple[Key, ...] = ()
     values: tuple[Demand, ...] = ()
     best_lp: tuple[tuple[Key, ...], "LPBound"] | None = None
@@ -146,6 +146,7 @@ class SearchState:
     stopped: str | None = None
     reason: str | None = None
     reasons: bool = True  # an infeasible answer's plainest certificate line is wanted (worth an LP more; limits_bound.py)
+    stop_at_design: bool = False  # feasibility only: the loop stops once a design is found (clock.py; partial coverage's parts)
     # the scenario keys S and the programs' working set (positions into keys)
     keys: list[Key] = field(default_factory=list)
     working: set[int] = field(default_factory=set)
