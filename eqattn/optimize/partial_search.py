@@ -195,7 +195,8 @@ class _Runner:
             for c in self.cl:
                 if c.id not in trivial and c.id not in self.infeasible:
                     for U in _parts(c, size):
-                        holders.setdefault(U, []).append(c.id)
+                        if U != c.orbits:  # (a part that is the whole clustering is its single search's)
+                            holders.setdefault(U, []).append(c.id)
             heap = [(-len(ids), U) for U, ids in holders.items()]
             heapq.heapify(heap)
             while heap:

@@ -120,8 +120,8 @@ def test_parts_refuted_alone_rule_out_what_the_enumeration_rules_out(refs):
     from eqattn.optimize.partial_search import partial_search
 
     refuted = 0
-    for spec in SMALL:
-        bf = refs[spec]
+    for spec in SMALL + [("C4", "B+E1", 3, 1)]:  # (the last: parts of one orbit refuted within (3, 1) and cost 3)
+        bf = refs[spec] if spec in refs else BruteForce(Problem.create(*spec))
         p = bf.problem
         for lim in (Limits(p.heads, p.head_dim), Limits(2 * p.heads, p.head_dim), Limits(max_cost=p.heads * p.head_dim)):
             r = partial_search(p, lim, SearchBudget.starting(30))
