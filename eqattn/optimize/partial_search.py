@@ -18,13 +18,14 @@ Three facts make the answer exact or honestly bounded (Proposition B4b):
 * a design the search returns covers its subset (checked), and its covered set is checked
   clustering by clustering with the symbolic checker.
 
-The phases: the cheap bounds; each orbit type of the open clusterings searched as a
-clustering of one orbit (the types most clusterings hold first; on D4h 64×(v+t) H8 d64 at
-(8, 64) the 65 types rule out all 1722 clusterings in 10 s); every clustering searched
-alone, in passes of doubling time
+The phases: the cheap bounds; parts of the open clusterings (single orbit types, then pairs
+of orbits) searched as clusterings of their own (the parts most clusterings hold first; on
+D4h 64×(v+t) H8 d64 at (8, 64) the 65 orbit types rule out all 1722 clusterings in 10 s);
+every clustering searched alone, in passes of doubling time
 (the quick refutations first); the incumbent as the single design covering the most, united
-with the others while within the budget; grown greedily (`T = covered ∪ {c}`); the
-undecided ones searched alone again (an even share of the time left each, never less than a
+with the others while within the budget; grown greedily (`T = covered ∪ {c}`); the parts
+not yet searched (each part once: growing rarely needs the whole phase where parts refute);
+the undecided ones searched alone again (an even share of the time left each, never less than a
 first try: a thinner share decides nothing); then, while the bound's largest set exceeds the
 incumbent, that set searched (a design covering it, or a new proven-uncoverable set). When
 the count reaches the bound it is optimal; then every set of that size the program admits is
@@ -65,6 +66,7 @@ from .search import search
 
 PART_SHARE = 0.25  # of the time (or work), until here at most: parts of the clusterings searched as clusterings of their own (B4c)
 PART_SIZES = (1, 2)  # orbits in a part: single orbit types first, then pairs
+RESUME_SHARE = 0.9  # ... after growing, the parts not yet searched, until here; then the undecided clusterings alone
 SINGLE_SHARE = 0.4  # ... until here: every clustering searched alone
 GROW_SHARE = 0.75  # ... until here: the incumbent grown; the rest proves clusterings and sets uncoverable
 FIRST_SECONDS = 0.5  # a single search's first try (doubled on each pass over the undecided ones)
@@ -132,6 +134,7 @@ class _Runner:
         self.single: set[int] = set()  # clusterings whose search alone has ended (feasible or not, or short of types)
         self.conflicts: list[frozenset[int]] = []  # sets of clusterings no design within the limits covers (proven)
         self.refuted_parts: list[Part] = []  # parts no design within the limits covers (B4c)
+        self.tried_parts: set[Part] = set()  # parts searched so far (each once)
         self.columns = ColumnPool()  # the types of the LP bounds so far: the next ones start from them
         # the scenario bounds of the demand values met so far (the searches' own catalogues repeat them)
         self.bounds = DemandBounds(problem, limits.for_engines().max_heads, budget.work_limit is not None)
@@ -195,7 +198,7 @@ class _Runner:
             for c in self.cl:
                 if c.id not in trivial and c.id not in self.infeasible:
                     for U in _parts(c, size):
-                        if U != c.orbits:  # (a part that is the whole clustering is its single search's)
+                        if U != c.orbits and U not in self.tried_parts:  # (a whole clustering: its single search's)
                             holders.setdefault(U, []).append(c.id)
             heap = [(-len(ids), U) for U, ids in holders.items()]
             heapq.heapify(heap)
@@ -209,6 +212,7 @@ class _Runner:
                     continue
                 if self.out(until, work):
                     return
+                self.tried_parts.add(U)
                 r = self._search((Clustering(-1, U),), until, FIRST_SECONDS, FIRST_WORK, stop_at_design=True)
                 if r is not None and r.status == "infeasible":
                     self.refuted_parts.append(U)
@@ -364,6 +368,8 @@ def partial_search(problem: Problem, limits: ComputeLimits, budget: Budget, thre
     inc = _Incumbent(Design(problem, ()), trivial, None, trivial)
     inc = run.unite(inc, run.singles(order, trivial, *at(SINGLE_SHARE)))
     inc = run.grow(inc, order, *at(GROW_SHARE))
+    if RESUME_SHARE > GROW_SHARE:
+        run.parts(trivial, *at(RESUME_SHARE))
     todo = [c for c in order if c not in inc.covered and c not in run.infeasible and c not in run.single]
     for k, c in enumerate(todo):
         if run.out(end):

@@ -79,7 +79,7 @@ def test_every_single_search_gets_at_least_a_first_try(monkeypatch):
     monkeypatch.setattr(ps._Runner, "search", spy)
     r = partial_search(p, ComputeLimits(12, 64), Budget.starting(600, work_limit=100))
     singles = [(s, w) for n, s, w in calls if n == 1]
-    assert len(singles) > 10 and r.stopped_by == "work_limit"
+    assert len(singles) > 5 and r.stopped_by == "work_limit"
     assert all(w >= ps.FIRST_WORK and s >= ps.FIRST_SECONDS for s, w in singles)
     assert len(r.covered) <= r.upper_bound
 
@@ -133,3 +133,31 @@ def test_a_search_for_feasibility_stops_at_its_first_design():
     assert full.status == "optimal" and full.design.params < Design.regular(p).params
     assert (quick.status, quick.stopped) == ("feasible", "design_found") and quick.design.params == Design.regular(p).params
     assert all(v.covered for v in check_coverage(p, quick.design))
+
+
+def test_parts_not_searched_before_growing_are_searched_after_it_once(monkeypatch):
+    """D4, 48xregular, H6 d64 at (12, 64) under a work limit of 100 units (deterministic): the
+    parts phase stops at its share, the growing runs, then the parts not yet searched get
+    their turn (RESUME_SHARE); no part is searched twice."""
+    from eqattn.optimize import partial_search as ps
+
+    p = Problem.create("D4", "48xregular", 6, 64)
+    seen, phase = [], ["parts"]
+    search, grow = ps._Runner._search, ps._Runner.grow
+
+    def spy(self, only, until, seconds, work, stop_at_design=False):  # noqa: ANN001, ANN202
+        if stop_at_design:
+            seen.append((phase[0], only[0].orbits))
+        return search(self, only, until, seconds, work, stop_at_design)
+
+    def grown(self, *a, **k):  # noqa: ANN001, ANN202
+        out = grow(self, *a, **k)
+        phase[0] = "after growing"
+        return out
+
+    monkeypatch.setattr(ps._Runner, "_search", spy)
+    monkeypatch.setattr(ps._Runner, "grow", grown)
+    r = partial_search(p, ComputeLimits(12, 64), Budget.starting(600, work_limit=100))
+    parts = [u for _, u in seen]
+    assert len(parts) == len(set(parts)) and {ph for ph, _ in seen} == {"parts", "after growing"}
+    assert len(r.covered) <= r.upper_bound
