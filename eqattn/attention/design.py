@@ -13,7 +13,7 @@ from ..reps import Rep, parse_rep
 from .problem import Problem
 
 # Orbits in one design, counts included: the one limit of the core, the JSON API and the
-# page (an optimiser answer round-trips through `Design.from_json` below it; test_result_json).
+# page (an optimiser answer round-trips through `Design.from_json` below it; test_design_json.py).
 MAX_DESIGN_ORBITS = 512
 # A design orbit's head dimension dim W, capped like the problem's d (checked before any
 # parameter count, so counts never overflow).

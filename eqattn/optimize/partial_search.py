@@ -60,7 +60,7 @@ from .catalogue import DemandCatalogue
 from .column_pool import ColumnPool, lp_kind
 from .limits import ComputeLimits, params_per_cost
 from .lp_bound import lp_bound, measured
-from .rounds.limits_bound import SHORTFALL_EPS
+from .rounds.limits_bound import SHORTFALL_EPS, heads_implied, limit_bounds
 from .rounds.state import SearchResult
 from .search import search
 
@@ -77,6 +77,9 @@ CHEAP_SHARE = 0.2  # of the time at most for the scenario bounds of the first co
 RETRIED = ("time_limit", "work_limit")  # a single search that these stopped is tried again with twice the time
 
 
+Part = tuple[tuple[tuple[int, int], int], ...]  # orbit types with counts, sorted (a Clustering's `orbits`)
+
+
 @dataclass(frozen=True)
 class PartialSearch:
     """What the searches found: the best design, the clusterings it covers (ids), those no
@@ -91,7 +94,7 @@ class PartialSearch:
     stopped_by: str | None
     searches: int
     work: int
-    parts: tuple = ()  # parts (sub-multisets of orbits, as Clustering.orbits) no design within the budget covers (B4c)
+    parts: tuple[Part, ...] = ()  # parts (sub-multisets of orbits) no design within the budget covers (B4c)
 
 
 @dataclass(frozen=True)
@@ -103,9 +106,6 @@ class _Incumbent:
     covered: frozenset[int]
     last: tuple[frozenset[int], SearchResult] | None
     trivial: frozenset[int] = frozenset()
-
-
-Part = tuple[tuple[tuple[int, int], int], ...]  # orbit types with counts, sorted (a Clustering's `orbits`)
 
 
 def _parts(c: Clustering, size: int) -> set[Part]:
@@ -328,17 +328,12 @@ class _Runner:
         """Whether the LP bounds of the limits round (rounds/limits_bound.py: the phase-one
         shortfall, attention cost, heads; O11, O19e) over the one scenario `key` prove that
         no design within the limits meets it."""
-        eng, cap = self.limits.for_engines(), self.limits.cost_cap(self.problem)
-        checks = [("shortfall", eng.max_head_dim, 0)]
-        if self.limits.max_cost is not None and cap is not None:
-            checks.append(("attention_cost", eng.max_head_dim, cap))
-        if eng.max_heads is not None:
-            checks.append(("heads", None, eng.max_heads))
-        at_zero = False  # phase one converged at 0: the heads bound is at most max_heads (rounds/limits_bound.py)
-        for measure, head_dim, limit in checks:
+        eng = self.limits.for_engines()
+        phase_one: bool | None = None  # (converged: True above 0, False at 0)
+        for measure, head_dim, limit in limit_bounds(eng, self.limits.cost_cap(self.problem)):
             if time.perf_counter() >= until:
                 return False
-            if measure == "heads" and at_zero:
+            if measure == "heads" and heads_implied(phase_one):
                 continue
             work = None if self.budget.work_limit is None else KEY_LP_ITERATIONS
             problem, objective = measured(self.problem, measure)
@@ -350,7 +345,8 @@ class _Runner:
             self.usage.add_lp(res.work)
             if (res.converged and res.value > SHORTFALL_EPS) if measure == "shortfall" else res.units > limit:
                 return True
-            at_zero = at_zero or (measure == "shortfall" and res.converged)
+            if measure == "shortfall" and res.converged:
+                phase_one = False  # (True returned above)
         return False
 
 
@@ -368,8 +364,7 @@ def partial_search(problem: Problem, limits: ComputeLimits, budget: Budget, thre
     inc = _Incumbent(Design(problem, ()), trivial, None, trivial)
     inc = run.unite(inc, run.singles(order, trivial, *at(SINGLE_SHARE)))
     inc = run.grow(inc, order, *at(GROW_SHARE))
-    if RESUME_SHARE > GROW_SHARE:
-        run.parts(trivial, *at(RESUME_SHARE))
+    run.parts(trivial, *at(RESUME_SHARE))
     todo = [c for c in order if c not in inc.covered and c not in run.infeasible and c not in run.single]
     for k, c in enumerate(todo):
         if run.out(end):

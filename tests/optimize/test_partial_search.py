@@ -161,3 +161,14 @@ def test_parts_not_searched_before_growing_are_searched_after_it_once(monkeypatc
     parts = [u for _, u in seen]
     assert len(parts) == len(set(parts)) and {ph for ph, _ in seen} == {"parts", "after growing"}
     assert len(r.covered) <= r.upper_bound
+
+
+def test_oh_vector_plus_trivial_at_twice_the_heads_is_proven_by_parts():
+    """Oh, 64x(vector + trivial), H8 d32 within (16, 32) under a work limit of 300 units
+    (deterministic; it uses about 64): no design within the budget covers any of the 315
+    clusterings, proven (was "at most 76" in 60 s before the shared demand bounds and the
+    parts of B4c); parts of one orbit are among the proofs."""
+    p = Problem.create("Oh", "64xvector + 64xtrivial", 8, 32)
+    r = partial_search(p, ComputeLimits(16, 32), Budget.starting(600, work_limit=300))
+    assert (len(r.covered), r.upper_bound, r.of, r.stopped_by) == (0, 0, 315, None)
+    assert len(r.infeasible) == 315 and any(len(part) == 1 and part[0][1] == 1 for part in r.parts)

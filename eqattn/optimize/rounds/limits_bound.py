@@ -36,6 +36,7 @@ import time
 from ..budget import LP_ITERATIONS_PER_UNIT
 from ..column_pool import lp_kind
 from ..lp_bound import lp_bound, measured
+from ..limits import ComputeLimits
 from .state import NEXT, Outcome, SearchState, done
 
 LIMITS_SHARE = 0.3  # of the loop's time left (or work left), for each LP bound of this round at most
@@ -44,17 +45,26 @@ SHORTFALL_EPS = 1e-4  # a phase-one optimum above this (demand units; the solver
 log = logging.getLogger("eqattn.optimize")
 
 
-def limit_bounds(state: SearchState) -> list[tuple[str, int | None, int]]:
+def limit_bounds(lim: ComputeLimits, cost_cap: int | None) -> list[tuple[str, int | None, int]]:
     """(measure, head-dim limit of the LP, the limit its bound must exceed) of each bound
-    this search's limits call for, in the order they run ("shortfall": the limit is 0)."""
-    lim, out = state.limits, []
+    the limits (as the engines read them, `ComputeLimits.for_engines`) call for, in the
+    order they run ("shortfall": the limit is 0); the heads bound is left out after phase
+    one at 0 (`heads_implied`). Used by this round and by partial_search's cheap bounds."""
+    out: list[tuple[str, int | None, int]] = []
     if lim.max_heads is not None or lim.max_head_dim is not None:
         out.append(("shortfall", lim.max_head_dim, 0))
-    if lim.max_cost is not None and state.cost_cap is not None:
-        out.append(("attention_cost", lim.max_head_dim, state.cost_cap))
+    if lim.max_cost is not None and cost_cap is not None:
+        out.append(("attention_cost", lim.max_head_dim, cost_cap))
     if lim.max_heads is not None:
         out.append(("heads", None, lim.max_heads))
     return out
+
+
+def heads_implied(phase_one: bool | None) -> bool:
+    """Whether the heads bound can be left out: phase one converged at 0 (`phase_one` False),
+    so a fractional design within the limits meets S and the heads bound is at most
+    `max_heads` (module docstring)."""
+    return phase_one is False
 
 
 def reason(measure: str, head_dim: int | None, bound: int, limit: int, state: SearchState) -> str:
@@ -76,18 +86,18 @@ class LimitsBoundRound:
     design needs exceeds the limits."""
 
     def applies(self, state: SearchState) -> bool:
-        return state.best is None and bool(state.keys) and len(state.keys) >= 2 * state.limits_keys and bool(limit_bounds(state))
+        return state.best is None and bool(state.keys) and len(state.keys) >= 2 * state.limits_keys and bool(limit_bounds(state.limits, state.cost_cap))
 
     def run(self, state: SearchState) -> Outcome:
         state.limits_keys = len(state.keys)
         phase_one: bool | None = None  # the phase-one LP converged: True (infeasible) / False (at 0); None: not run or stopped
-        for measure, head_dim, limit in limit_bounds(state):
+        for measure, head_dim, limit in limit_bounds(state.limits, state.cost_cap):
             if (measure, head_dim) in state.limits_stopped:
                 continue
             if phase_one and (measure != "heads" or not state.reasons):
                 continue  # proven: only the heads bound's plainer line is still wanted
-            if measure == "heads" and phase_one is False:
-                continue  # at most max_heads (module docstring)
+            if measure == "heads" and heads_implied(phase_one):
+                continue
             now = time.perf_counter()
             left = state.budget.work_left(state.usage)
             work = None if left is None else int(LIMITS_SHARE * max(left, 0) * LP_ITERATIONS_PER_UNIT)
@@ -121,4 +131,4 @@ class LimitsBoundRound:
         return NEXT
 
 
-__all__ = ["LimitsBoundRound", "limit_bounds", "reason"]
+__all__ = ["LimitsBoundRound", "heads_implied", "limit_bounds", "reason"]
