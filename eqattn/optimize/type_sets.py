@@ -70,7 +70,8 @@ def design_types(
     """Capped types (K', W), 0 < W ≤ V|K', with cost ≤ max_cost, [G:K'] ≤ max_heads and
     dim W ≤ max_head_dim that host some demand. (Capping lowers dim W and keeps [G:K'], so
     the capped types still suffice under the two compute constraints: docs/theory-scale.md O2.)"""
-    types: list[HeadType] = []
+    chosen: list[tuple[int, np.ndarray, np.ndarray, int, np.ndarray]] = []  # (K', W's, costs, [G:K'], dims) per subgroup
+    total = 0  # (the types are made once every limit has passed: a search past them only counts)
     for K, cap, units, irrep_dims in capped_subgroups(problem, space, h, max_heads):
         unit_cost = 4 * units
         count = math.prod(int(c) + 1 for c in cap)
@@ -83,12 +84,16 @@ def design_types(
         if max_head_dim is not None:
             ok &= dims <= max_head_dim
         idx = np.nonzero(ok)[0]
-        if len(types) + len(idx) > 3 * MAX_TYPES:
+        if total + len(idx) > 3 * MAX_TYPES:
             raise LimitError(
                 "rep", f"this problem has over {3 * MAX_TYPES} head representations (K', W) to consider; at most {MAX_TYPES} useful ones are optimised over"
             )
-        for i in idx:
-            types.append(HeadType(K.id, tuple(int(x) for x in Ws[i]), int(costs[i]), K.index, int(dims[i])))
+        total += len(idx)
+        chosen.append((K.id, Ws[idx], costs[idx], K.index, dims[idx]))
+    types = [
+        HeadType(k, tuple(int(x) for x in W), int(c), index, int(dm))
+        for k, Ws, costs, index, dims in chosen for W, c, dm in zip(Ws, costs, dims)
+    ]
     if len(types) > 3 * MAX_TYPES:
         raise LimitError("rep", f"this problem has {len(types)} head representations (K', W) to consider; at most {MAX_TYPES} useful ones are optimised over")
     table = TypeTable(problem, space, h, types)
