@@ -51,7 +51,9 @@ Key = tuple[int, ...]
 class CounterexampleOracle:
     """Counterexample keys of designs, with the failing clusterings remembered."""
 
-    def __init__(self, problem: Problem, catalogue: DemandCatalogue, only: tuple[Clustering, ...] | None = None) -> None:
+    def __init__(
+        self, problem: Problem, catalogue: DemandCatalogue, only: tuple[Clustering, ...] | None = None, memo: HostingMemo | None = None,
+    ) -> None:
         self.problem = problem
         self.catalogue = catalogue
         self.only = only  # the clusterings a design must cover (None: every clustering)
@@ -60,7 +62,8 @@ class CounterexampleOracle:
         self.last_check_s = 0.0  # seconds of the last design check
         self.check_time = 0.0  # seconds of every check
         self.unchecked = False  # a candidate could not be checked within the checker's limits
-        self.memo = HostingMemo(problem) if SHARED_MEMO else None  # the hosting classes its checkers (and the repair's) listed
+        # the hosting classes its checkers (and the repair's) listed; `memo`: one shared with other searches of the problem
+        self.memo = memo if memo is not None else HostingMemo(problem) if SHARED_MEMO else None
 
     def _clusterings(self, chk: SymbolicChecker | None) -> Iterator[Clustering]:
         """The clusterings to cover: `only`, else every one, else (past MAX_CLUSTERINGS) the

@@ -51,7 +51,7 @@ from dataclasses import dataclass
 from ..attention import Design, Problem
 from ..attention.clusterings import Clustering, clusterings
 from ..attention.hosting import hosting
-from ..attention.symbolic import SymbolicChecker
+from ..attention.symbolic import HostingMemo, SymbolicChecker
 from ..errors import LimitError
 from . import solver
 from .bounds import DemandBounds, ScenarioBound
@@ -62,7 +62,7 @@ from .limits import ComputeLimits, params_per_cost
 from .lp_bound import lp_bound, measured
 from .rounds.limits_bound import SHORTFALL_EPS, heads_implied, limit_bounds
 from .rounds.state import SearchResult
-from .search import search
+from .search import Shared, search
 
 PART_SHARE = 0.25  # of the time (or work), until here at most: parts of the clusterings searched as clusterings of their own (B4c)
 PART_SIZES = (1, 2)  # orbits in a part: single orbit types first, then pairs
@@ -138,6 +138,8 @@ class _Runner:
         self.columns = ColumnPool()  # the types of the LP bounds so far: the next ones start from them
         # the scenario bounds of the demand values met so far (the searches' own catalogues repeat them)
         self.bounds = DemandBounds(problem, limits.for_engines().max_heads, budget.work_limit is not None)
+        # ... and the hosting classes the searches' checkers listed (they check the same designs)
+        self.shared = Shared(self.columns, self.bounds, HostingMemo(problem))
 
     def out(self, until: float, work: int | None = None) -> bool:
         """Past `until` or out of work (the phase's `work`, or the call's): the call's
@@ -164,8 +166,8 @@ class _Runner:
             b = Budget.starting(max(min(seconds, until - now), 0.05))
         self.searches += 1
         try:
-            r = search(self.problem, b, self.limits, threads=self.threads, only=only, columns=self.columns,
-                       demand_bounds=self.bounds, reasons=False, stop_at_design=stop_at_design)
+            r = search(self.problem, b, self.limits, threads=self.threads, only=only, shared=self.shared, reasons=False,
+                       stop_at_design=stop_at_design)
         except LimitError:
             return None
         self.usage.absorb(r.usage)
@@ -290,7 +292,7 @@ class _Runner:
         """The clusterings `design` covers (those of `known` without a check: it covers them);
         None past the checker's limits."""
         try:
-            chk = SymbolicChecker(self.problem, design, shortfalls=False)
+            chk = SymbolicChecker(self.problem, design, shortfalls=False, memo=self.shared.hosting)
             return frozenset(known | {c.id for c in self.cl if c.id not in known and chk.first_uncovered(c) is None})
         except LimitError:
             return None
@@ -306,7 +308,7 @@ class _Runner:
         h = hosting(self.problem)
         sb = ScenarioBound(self.problem, h, cat.values, self.limits.for_engines().max_heads, self.threads,
                            deterministic=self.budget.work_limit is not None, shared=self.bounds)
-        chk = SymbolicChecker(self.problem, Design(self.problem, ()), shortfalls=False)
+        chk = SymbolicChecker(self.problem, Design(self.problem, ()), shortfalls=False, memo=self.shared.hosting)
         trivial, bound, refuted = set(), {}, {}
         for c in self.cl:
             r = chk.first_uncovered(c)

@@ -22,12 +22,14 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import dataclass
 from typing import Callable
 
 from ..attention import Design, Problem
 from ..attention.clusterings import Clustering
 from ..attention.hosting import hosting
 from ..attention.dominance import MAX_MULTISETS
+from ..attention.symbolic import HostingMemo
 from ..errors import LimitError
 from ..groups import SubgroupClass
 from ..reps import Rep
@@ -84,30 +86,53 @@ class SubSearches:
             self._done[self._key(problem, limits)] = (problem.group, res)
 
 
+@dataclass(frozen=True)
+class Shared:
+    """What the searches of one call of one problem share (the partial coverage's hundreds of
+    searches, one per clustering or part, rounds/ and partial_search.py): `columns`, the
+    types the limits round's LP bounds used (`ColumnPool`; a start only); `demand_bounds`,
+    the scenario bounds of the demand values met (`bounds.DemandBounds`, of this problem and
+    the limits' heads); `hosting`, the hosting classes the checkers listed
+    (`HostingMemo`, by subgroup and the design's orbit types: the searches check the same
+    rounded designs again and again). Each is a cache of facts about the problem, so what a
+    search answers does not depend on it; None: the search's own.
+
+        >>> from eqattn.optimize.column_pool import ColumnPool
+        >>> p = Problem.create("C4", "regular", 2, 1)
+        >>> shared = Shared(hosting=HostingMemo(p))
+        >>> search(p, Budget.starting(20), shared=shared).status, len(shared.hosting) > 0
+        ('optimal', True)
+    """
+
+    columns: ColumnPool | None = None
+    demand_bounds: DemandBounds | None = None
+    hosting: HostingMemo | None = None
+
+
 def new_state(
     problem: Problem, budget: Budget, limits: ComputeLimits | None = None, *, backend: str = "highs", threads: int | None = None,
     progress: Progress | None = None, recheck_factor: float = 0.0, repair_always: bool = False, only: tuple[Clustering, ...] | None = None,
-    columns: ColumnPool | None = None,
-    demand_bounds: DemandBounds | None = None,
+    shared: Shared | None = None,
     reasons: bool = True,
     stop_at_design: bool = False,
 ) -> SearchState:
     """The state a search starts from: no keys, no incumbent. `only`: the clusterings to
-    cover (None: every clustering); `columns`: the types earlier LP bounds of the call used;
-    `demand_bounds`: the demands' scenario bounds earlier searches of the call computed;
-    `reasons`: whether an infeasible answer's plainest certificate line is wanted;
+    cover (None: every clustering); `shared`: what earlier searches of the call found
+    (`Shared`); `reasons`: whether an infeasible answer's plainest certificate line is wanted;
     `stop_at_design`: feasibility only (the loop stops at the first design found)."""
     catalogue = DemandCatalogue(problem)
     user = ComputeLimits() if limits is None else limits
     limits = user.for_engines()
     h = hosting(problem)
     cap = user.cost_cap(problem)
+    shared = Shared() if shared is None else shared
     return SearchState(
-        problem, budget, limits, h, catalogue, CounterexampleOracle(problem, catalogue, only),
-        ScenarioBound(problem, h, catalogue.values, limits.max_heads, threads, deterministic=budget.work_limit is not None, shared=demand_bounds),
+        problem, budget, limits, h, catalogue, CounterexampleOracle(problem, catalogue, only, shared.hosting),
+        ScenarioBound(problem, h, catalogue.values, limits.max_heads, threads, deterministic=budget.work_limit is not None,
+                      shared=shared.demand_bounds),
         backend=backend, threads=threads, progress=progress,
         recheck_factor=recheck_factor, repair_always=repair_always, ms_limit=MAX_MULTISETS, cost_cap=cap,
-        ceiling=None if cap is None else int(params_per_cost(problem) * cap // 4), columns=columns, reasons=reasons,
+        ceiling=None if cap is None else int(params_per_cost(problem) * cap // 4), columns=shared.columns, reasons=reasons,
         stop_at_design=stop_at_design,
     )
 
@@ -125,8 +150,7 @@ def search(
     repair_always: bool = False,
     only: tuple[Clustering, ...] | None = None,
     memo: SubSearches | None = None,
-    columns: ColumnPool | None = None,
-    demand_bounds: DemandBounds | None = None,
+    shared: Shared | None = None,
     reasons: bool = True,
     stop_at_design: bool = False,
 ) -> SearchResult:
@@ -142,19 +166,17 @@ def search(
     end and its usage giving it (`seed_for`), called once the regular design has been checked.
     `only`: cover these clusterings only (the least design covering a subset; every bound and
     infeasibility proof is then about that subset). `memo`: the proven smaller searches of
-    this call (`SubSearches`; a new one when None). `columns`: the types the limits round's
-    LP bounds of earlier searches of this call used (`ColumnPool`; a start only);
-    `demand_bounds`: the scenario bounds of demand values earlier searches of this call
-    computed (`bounds.DemandBounds`, of `problem` and these limits' heads); `reasons=False`:
+    this call (`SubSearches`; a new one when None). `shared`: the caches earlier searches of
+    this problem in this call filled (`Shared`: LP columns, scenario bounds, hosting
+    classes); `reasons=False`:
     an infeasible answer's certificate line may be the phase-one LP's even where the heads
     bound would give a plainer one (an LP less; rounds/limits_bound.py); `stop_at_design`:
     whether any design within the limits covers `only`, nothing more: the loop stops at the
     first one found (`feasible`, stopped by `design_found`, no final LP bound)."""
     memo = SubSearches() if memo is None else memo
     state = new_state(problem, budget, limits, backend=backend, threads=threads, progress=progress,
-                      recheck_factor=recheck_factor, repair_always=repair_always, only=only, columns=columns,
-                      demand_bounds=demand_bounds, reasons=reasons,
-                      stop_at_design=stop_at_design)
+                      recheck_factor=recheck_factor, repair_always=repair_always, only=only, shared=shared,
+                      reasons=reasons, stop_at_design=stop_at_design)
     opened = _open(state)
     if opened is not None:
         return opened

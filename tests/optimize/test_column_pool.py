@@ -14,7 +14,7 @@ from eqattn.optimize.column_pool import ColumnPool
 from eqattn.optimize.limits import ComputeLimits
 from eqattn.optimize.lp_bound import lp_bound, measured
 from eqattn.optimize.sampled import sampled_keys
-from eqattn.optimize.search import search
+from eqattn.optimize.search import Shared, search
 from eqattn.reps import irreps_of
 
 
@@ -46,7 +46,7 @@ def test_a_search_fills_the_pool_of_its_kinds_and_answers_alike():
     c = clusterings(p)[0]
     limits = ComputeLimits(16, 60)
     pool = ColumnPool()
-    with_pool = search(p, Budget.starting(120), limits, only=(c,), columns=pool)
+    with_pool = search(p, Budget.starting(120), limits, only=(c,), shared=Shared(columns=pool))
     without = search(p, Budget.starting(120), limits, only=(c,))
     assert with_pool.status == without.status == "infeasible"
     heads, shortfall = ("heads", "params", None, None), ("shortfall", "params", 16, 60)
@@ -54,7 +54,7 @@ def test_a_search_fills_the_pool_of_its_kinds_and_answers_alike():
     dims = {s.id: s for s in p.group.subgroup_classes}
     for sub, W in pool.start(shortfall):
         assert sum(int(d) * m for d, m in zip(irreps_of(dims[sub]).dims, W)) <= 60
-    again = search(p, Budget.starting(120), limits, only=(c,), columns=pool)  # a full pool as the start
+    again = search(p, Budget.starting(120), limits, only=(c,), shared=Shared(columns=pool))  # a full pool as the start
     assert again.status == "infeasible"
 
 
