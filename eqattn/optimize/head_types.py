@@ -35,6 +35,22 @@ class HeadType:
         return self.cost // 4
 
 
+def hosting_mask(h: Hosting, space: ScenarioSpace, sub: int, value: int, Wm: np.ndarray) -> np.ndarray:
+    """(W's, double cosets a) boolean for the types (K', W) of the rows of `Wm`: the type
+    hosts demand value `value` through a (its image there fits in W) and supplies part of
+    its demand (an irrep of W reaches the support of D through a), as `coverage` counts hosts."""
+    v = space.values[value]
+    cos = h.cosets(v.kbar, sub)
+    if not cos:
+        return np.zeros((len(Wm), 0), dtype=bool)
+    img = h.image_matrix(v.kbar, sub, v.P)  # (A, nK)
+    ok = (img[None, :, :] <= Wm[:, None, :]).all(axis=2)  # (nW, A)
+    need = np.array(v.D.mults, dtype=np.int64) > 0
+    unit = h.unit_supply(v.kbar, sub)[:, :, need]  # (A, nK, |supp D|)
+    feeds = (unit > 0).any(axis=2)  # (A, nK): irrep τ reaches supp D through a
+    return ok & ((Wm[:, None, :] > 0) & feeds[None, :, :]).any(axis=2)
+
+
 class TypeTable:
     """The orbit types of one program and their hosts for every demand value.
 
@@ -42,14 +58,17 @@ class TypeTable:
     (type, double coset) pairs that host the demand and supply part of it; the supplies
     themselves are computed when a type's hosts are asked for."""
 
-    def __init__(self, problem: Problem, space: ScenarioSpace, h: Hosting, types: list[HeadType]) -> None:
+    def __init__(
+        self, problem: Problem, space: ScenarioSpace, h: Hosting, types: list[HeadType], good: dict[tuple[int, int], np.ndarray] | None = None,
+    ) -> None:
+        """`good`: `hosting_mask` of (K', demand value) over these types on K' (in order), where known."""
         self.problem = problem
         self.space = space
         self.h = h
         self.types = types
         self.arrays = [(t.sub, np.array(t.W, dtype=np.int64)) for t in types]
         self._hosts: dict[tuple[int, int], list[tuple[int, np.ndarray]]] = {}
-        self._good: dict[tuple[int, int], np.ndarray] = {}  # (sub, value) -> (types on sub, cosets)
+        self._good: dict[tuple[int, int], np.ndarray] = dict(good or {})  # (sub, value) -> (types on sub, cosets)
         self._by_sub: dict[int, list[int]] = defaultdict(list)
         self._row: list[int] = []
         for i, t in enumerate(types):
@@ -68,19 +87,7 @@ class TypeTable:
         key = (sub, value)
         g = self._good.get(key)
         if g is None:
-            v = self.space.values[value]
-            cos = self.h.cosets(v.kbar, sub)
-            Wm = self._Wm[sub]
-            if not cos:
-                g = np.zeros((len(Wm), 0), dtype=bool)
-            else:
-                img = self.h.image_matrix(v.kbar, sub, v.P)  # (A, nK)
-                ok = (img[None, :, :] <= Wm[:, None, :]).all(axis=2)  # (nW, A)
-                need = np.array(v.D.mults, dtype=np.int64) > 0
-                unit = self.h.unit_supply(v.kbar, sub)[:, :, need]  # (A, nK, |supp D|)
-                feeds = (unit > 0).any(axis=2)  # (A, nK): irrep τ reaches supp D through a
-                g = ok & ((Wm[:, None, :] > 0) & feeds[None, :, :]).any(axis=2)
-            self._good[key] = g
+            g = self._good[key] = hosting_mask(self.h, self.space, sub, value, self._Wm[sub])
         return g
 
     def hosts(self, t: int, value: int) -> list[tuple[int, np.ndarray]]:

@@ -8,6 +8,7 @@ and the restricted set for problems whose capped types are too many to list
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Iterable
 from itertools import combinations, islice, product
 
@@ -18,7 +19,7 @@ from ..attention.hosting import Hosting
 from ..errors import LimitError
 from ..reps import irreps_of
 from .separation import ScenarioSpace
-from .head_types import MAX_TYPES, HeadType, TypeTable
+from .head_types import MAX_TYPES, HeadType, TypeTable, hosting_mask
 from .hosts import box, cheapest_hosts
 
 def caps(problem: Problem, space: ScenarioSpace, h: Hosting, sub: int) -> np.ndarray | None:
@@ -66,10 +67,14 @@ def design_types(
     setup_deadline: float | None = None,
     max_heads: int | None = None,
     max_head_dim: int | None = None,
+    max_types: int | None = None,
 ) -> TypeTable:
     """Capped types (K', W), 0 < W ≤ V|K', with cost ≤ max_cost, [G:K'] ≤ max_heads and
     dim W ≤ max_head_dim that host some demand. (Capping lowers dim W and keeps [G:K'], so
-    the capped types still suffice under the two compute constraints: docs/theory-scale.md O2.)"""
+    the capped types still suffice under the two compute constraints: docs/theory-scale.md O2.)
+    A LimitError past the type limits (MAX_TYPES), past `max_types` types (the caller's own
+    limit), or past `setup_deadline`; the types are counted and their hosts masked on arrays,
+    and made only once every limit has passed."""
     chosen: list[tuple[int, np.ndarray, np.ndarray, int, np.ndarray]] = []  # (K', W's, costs, [G:K'], dims) per subgroup
     total = 0  # (the types are made once every limit has passed: a search past them only counts)
     for K, cap, units, irrep_dims in capped_subgroups(problem, space, h, max_heads):
@@ -90,19 +95,35 @@ def design_types(
             )
         total += len(idx)
         chosen.append((K.id, Ws[idx], costs[idx], K.index, dims[idx]))
+    # the types hosting some demand of S, from the masks of each subgroup's W's (`hosting_mask`, kept for the table)
+    nv = len(space.values)
+    kept = []
+    useful = 0
+    for k, Ws, costs, index, dims in chosen:
+        masks = []
+        hosts = np.zeros(len(Ws), dtype=bool)
+        for v in range(nv):
+            if setup_deadline is not None and time.perf_counter() > setup_deadline:
+                raise LimitError(
+                    "heads",
+                    f"setting up the program ({total} head representations x {nv} demand values) "
+                    "takes longer than the time limit allows (use fewer heads, a smaller head dimension or a smaller V)",
+                )
+            g = hosting_mask(h, space, k, v, Ws)
+            masks.append(g)
+            hosts |= g.any(axis=1)
+        rows = np.nonzero(hosts)[0]
+        useful += len(rows)
+        kept.append((k, Ws[rows], costs[rows], index, dims[rows], [g[rows] for g in masks]))
+    if useful > MAX_TYPES:
+        raise LimitError("rep", f"this problem has {useful} useful head representations (K', W); at most {MAX_TYPES} are optimised over")
+    if max_types is not None and useful > max_types:
+        raise LimitError("rep", f"{useful} capped types: more than {max_types}")
     types = [
         HeadType(k, tuple(int(x) for x in W), int(c), index, int(dm))
-        for k, Ws, costs, index, dims in chosen for W, c, dm in zip(Ws, costs, dims)
+        for k, Ws, costs, index, dims, _ in kept for W, c, dm in zip(Ws, costs, dims)
     ]
-    if len(types) > 3 * MAX_TYPES:
-        raise LimitError("rep", f"this problem has {len(types)} head representations (K', W) to consider; at most {MAX_TYPES} useful ones are optimised over")
-    table = TypeTable(problem, space, h, types)
-    table.setup_deadline = setup_deadline
-    useful = table.hostable().any(axis=0) if space.values else np.zeros(len(types), dtype=bool)
-    keep = [i for i, u in enumerate(useful) if u]
-    if len(keep) > MAX_TYPES:
-        raise LimitError("rep", f"this problem has {len(keep)} useful head representations (K', W); at most {MAX_TYPES} are optimised over")
-    return table.subset(keep)
+    return TypeTable(problem, space, h, types, {(k, v): g for k, _, _, _, _, masks in kept for v, g in enumerate(masks)})
 
 
 def min_fill(problem: Problem, K, r: int) -> tuple[int, ...]:  # noqa: ANN001

@@ -25,12 +25,12 @@ class CappedTypesRound:
     def run(self, state: SearchState) -> Outcome:
         lim = state.limits
         try:
+            if state.price_first and not state.full:
+                raise LimitError("rep", "price and branch first")
             table = design_types(
                 state.problem, state.catalogue, state.h, state.max_cost, state.deadline, max_heads=lim.max_heads,
-                max_head_dim=lim.max_head_dim,
+                max_head_dim=lim.max_head_dim, max_types=None if state.full else FULL_TYPES,
             )
-            if (state.price_first and not state.full) or (len(table) > FULL_TYPES and not state.full):
-                raise LimitError("rep", f"{len(table)} capped types: price and branch first")
         except LimitError:
             if time.perf_counter() > state.deadline:
                 return stop("time_limit")
