@@ -130,3 +130,60 @@ def test_a_failed_warm_solve_is_solved_afresh():
     s = lp.solve()
     assert (s.status, round(s.objective, 9), lp.fresh_solves) == ("optimal", 0.5, 1)
     assert lp._h.pivots > 0 and s.work >= lp._h.pivots  # (the failed try's iterations are counted with the fresh one's)
+
+
+def _knapsack(n: int) -> solver.Model:
+    """max Σ (i + 1) x_i (as min of the negation), Σ (2i + 3) x_i ≤ 4n, x binary: a few
+    branch-and-bound nodes."""
+    m = solver.Model()
+    xs = [m.add_var(0, 1, -(i + 1)) for i in range(n)]
+    m.add_row(xs, [2 * i + 3 for i in range(n)], hi=4 * n)
+    return m
+
+
+def test_one_shot_solves_reuse_a_highs_object_without_carrying_its_options_or_model():
+    """The one-shot solves of a thread reuse one Highs object (`_configured_highs(reuse=True)`:
+    its model cleared and every option reset): a node limit, a time limit, a maximisation
+    or the last model does not reach the next solve, and the answers are those of a fresh
+    object. Another thread has its own object."""
+    import threading
+
+    fresh = solver.solve(_knapsack(14))
+    assert fresh.status == "optimal"
+    limited = solver.solve(_knapsack(14), node_limit=1)
+    assert limited.status in ("optimal", "feasible")
+    again = solver.solve(_knapsack(14))  # no node limit left over
+    assert (again.status, again.objective, list(again.values)) == (fresh.status, fresh.objective, list(fresh.values))
+    assert solver.solve_linear([1.0, 2.0], [0.0, 0.0], [10.0, 10.0], [([0, 1], [1.0, 1.0], 3.0, float("inf"))], maximize=False).objective == 3.0
+    top = solver.solve_linear([1.0, 2.0], [0.0, 0.0], [10.0, 10.0], [([0, 1], [1.0, 1.0], -float("inf"), 4.0)], maximize=True)
+    assert top.objective == 8.0
+    low = solver.solve_linear([1.0, 2.0], [0.0, 0.0], [10.0, 10.0], [([0, 1], [1.0, 1.0], 3.0, float("inf"))])
+    assert low.objective == 3.0  # minimised again: the sense was not carried over
+    h = solver._configured_highs(None, 1.0, reuse=True)
+    assert solver._configured_highs(None, None, reuse=True) is h and h.getOptionValue("time_limit")[1] == float("inf")
+    seen = []
+    t = threading.Thread(target=lambda: seen.append(solver._configured_highs(None, None, reuse=True)))
+    t.start()
+    t.join()
+    assert seen[0] is not h
+
+
+def test_a_reused_highs_object_times_each_solve_from_its_start():
+    """HiGHS reads `time_limit` off the object's run clock, which no clear resets: once a
+    reused object had run for longer than the next solve's limit, that solve stopped at once
+    with "time limit reached" (a 2-variable LP of the limits bound, after the budget tests).
+    Each solve's limit counts from its own start."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    n = 200
+    rows = [(list(map(int, np.flatnonzero(rng.random(n) < 0.05))) or [i], None, 1.0, float("inf")) for i in range(n)]
+    rows = [(idx, [1.0] * len(idx), lo, hi) for idx, _, lo, hi in rows]
+    h = solver._configured_highs(None, None, reuse=True)
+    for _ in range(200):
+        assert solver.solve_linear(list(rng.random(n)), [0.0] * n, [10.0] * n, rows).status == "optimal"
+        if h.getRunTime() > 0.1:
+            break
+    assert h.getRunTime() > 0.1
+    quick = solver.solve_linear([1.0, 1.0], [0.0, 0.0], [1.0, 1.0], [([0, 1], [1.0, 1.0], 1.0, float("inf"))], time_limit=0.05)
+    assert (quick.status, quick.objective) == ("optimal", 1.0)
