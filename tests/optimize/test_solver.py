@@ -173,6 +173,8 @@ def test_a_reused_highs_object_times_each_solve_from_its_start():
     reused object had run for longer than the next solve's limit, that solve stopped at once
     with "time limit reached" (a 2-variable LP of the limits bound, after the budget tests).
     Each solve's limit counts from its own start."""
+    import time
+
     import numpy as np
 
     rng = np.random.default_rng(0)
@@ -187,3 +189,23 @@ def test_a_reused_highs_object_times_each_solve_from_its_start():
     assert h.getRunTime() > 0.1
     quick = solver.solve_linear([1.0, 1.0], [0.0, 0.0], [1.0, 1.0], [([0, 1], [1.0, 1.0], 1.0, float("inf"))], time_limit=0.05)
     assert (quick.status, quick.objective) == ("optimal", 1.0)
+    # ... while a MIP is timed from the start of its own solve: no more than its limit however
+    # long the object has run (a cost search at head dim <= 32 on Oh ran 42 s on a 19 s limit)
+    m = 60
+    cost = list(rng.integers(50, 100, m).astype(float))
+    hard = []
+    for _ in range(40):
+        idx = list(map(int, rng.choice(m, 15, replace=False)))
+        hard.append((idx, list(map(float, rng.integers(20, 60, 15))), float(rng.integers(300, 500)), float("inf")))
+    while h.getRunTime() < 1.5:
+        solver.solve_linear(list(rng.random(n)), [0.0] * n, [10.0] * n, rows)
+    t = time.perf_counter()
+    stopped = solver.solve_linear(cost, [0.0] * m, [20.0] * m, hard, [True] * m, time_limit=0.2)
+    assert time.perf_counter() - t < 1.0 and stopped.status in ("feasible", "unknown", "optimal")
+    t = time.perf_counter()
+    model = solver.Model()
+    xs = [model.add_var(0, 20, int(c)) for c in cost]
+    for idx, coef, lo, _ in hard:
+        model.add_row([xs[i] for i in idx], [int(c) for c in coef], lo=int(lo))
+    solver.solve(model, time_limit=0.2)
+    assert time.perf_counter() - t < 1.0
