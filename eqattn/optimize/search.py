@@ -97,7 +97,6 @@ class Shared:
     rounded designs again and again). Each is a cache of facts about the problem, so what a
     search answers does not depend on it; None: the search's own.
 
-        >>> from eqattn.optimize.column_pool import ColumnPool
         >>> p = Problem.create("C4", "regular", 2, 1)
         >>> shared = Shared(hosting=HostingMemo(p))
         >>> search(p, Budget.starting(20), shared=shared).status, len(shared.hosting) > 0

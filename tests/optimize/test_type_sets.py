@@ -73,4 +73,8 @@ def test_a_problem_past_the_type_limit_is_refused_before_any_type_is_made(monkey
     assert e.value.field == "rep" and "over 6 head representations" in e.value.message
     assert made == []  # counted, not made
     monkeypatch.setattr(type_sets, "MAX_TYPES", 10_000)
-    assert len(design_types(p, space, h, p.vanilla_params).types) == n and len(made) >= n
+    with pytest.raises(LimitError) as e:  # the caller's own limit (the capped round's FULL_TYPES), on the useful types
+        design_types(p, space, h, p.vanilla_params, max_types=n - 1)
+    assert e.value.field == "rep" and f"{n} capped types" in e.value.message and made == []
+    assert len(design_types(p, space, h, p.vanilla_params, max_types=n).types) == n
+    assert len(design_types(p, space, h, p.vanilla_params).types) == n and len(made) == 2 * n
