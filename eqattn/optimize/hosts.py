@@ -14,9 +14,13 @@ import numpy as np
 
 from ..attention import Problem
 from ..attention.hosting import Hosting
+from ..memo import Memo
 from ..reps import irreps_of
 from . import solver
 from .separation import ScenarioSpace
+
+HOST_SLOT_VALUES = 4096  # (K̄, P) values whose host slots a problem keeps (`host_slots`)
+
 
 @dataclass(frozen=True)
 class Slot:
@@ -33,9 +37,17 @@ class Slot:
     unit: np.ndarray
 
 
-def host_slots(problem: Problem, h: Hosting, v, max_heads: int | None = None):  # noqa: ANN001, ANN201 - Demand -> Iterator[Slot]
+def host_slots(problem: Problem, h: Hosting, v, max_heads: int | None = None) -> tuple[Slot, ...]:  # noqa: ANN001 - v: Demand
     """Every slot that can host the demand value v, over subgroups with at most `max_heads`
-    heads (used by `generated_types` and `bounds.demand_bound`)."""
+    heads (used by `generated_types`, `bounds.demand_bound` and the LP bound's `Slots`).
+    They depend on v's K̄ and P only, so they are kept per problem (the partial coverage's
+    searches ask for the same values in every LP bound)."""
+    memo = problem.cached("host_slots", lambda: Memo(HOST_SLOT_VALUES))  # (a memo of its own: not to crowd out the problem's tables)
+    key = (problem.price, id(h), v.kbar, tuple(int(x) for x in v.P.mults), max_heads)  # (a priced problem shares the problem's memo)
+    return memo.get(key, lambda: tuple(_host_slots(problem, h, v, max_heads)))
+
+
+def _host_slots(problem: Problem, h: Hosting, v, max_heads: int | None):  # noqa: ANN001, ANN202 - Iterator[Slot]
     for K in problem.group.subgroup_classes:
         if max_heads is not None and K.index > max_heads:
             continue

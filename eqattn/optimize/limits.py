@@ -80,6 +80,10 @@ def params_per_cost(problem: Problem) -> Fraction:
         >>> params_per_cost(Problem.create("D4", "3xregular", 2, 2)), params_per_cost(Problem.create("C4", "E1", 2, 1))
         (Fraction(12, 1), Fraction(4, 1))
     """
+    return problem.cached(("params_per_cost", problem.price), lambda: _params_per_cost(problem))  # (a priced problem shares the memo)
+
+
+def _params_per_cost(problem: Problem) -> Fraction:
     from ..reps import irreps_of
 
     best = Fraction(0)

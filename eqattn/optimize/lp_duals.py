@@ -69,6 +69,7 @@ class Slots:
         if objective not in OBJECTIVES:
             raise ValueError(f"objective: one of {', '.join(OBJECTIVES)}, got {objective!r}")
         self.objective = objective
+        self._least: dict[int, float] = {}  # sub -> `least`, asked once per pricing program
         self.by_value: dict[int, list[Slot]] = {}
         self.subs: dict[int, Slot] = {}  # one slot per subgroup (its costs, dims, V|K')
         for key in keys:
@@ -92,9 +93,11 @@ class Slots:
 
     def least(self, sub: int) -> float:
         """The least cost of a type on K' (W ≠ 0, W ≤ V|K'): > 0, Farley's c_min."""
-        ref = self.subs[sub]
-        a = self.linear(sub)[np.asarray(ref.VK) > 0]
-        return float(a.min()) + self.fixed(sub)
+        got = self._least.get(sub)
+        if got is None:
+            ref = self.subs[sub]
+            got = self._least[sub] = float(self.linear(sub)[np.asarray(ref.VK) > 0].min()) + self.fixed(sub)
+        return got
 
 
 def supply_entries(col: Column, slots: Slots, values: Sequence[Demand], key: tuple[int, ...]) -> list[tuple[int, np.ndarray]]:

@@ -54,3 +54,36 @@ def test_cheapest_host_matches_the_program(G, V, H, d, monkeypatch):  # noqa: AN
             checked += 1
     assert checked >= 20 and 1 <= shortcut < checked - 5, (checked, shortcut)
     assert cut > 0  # (the box's top below V|K' somewhere: the cut is exercised)
+
+
+@pytest.mark.parametrize("G, V, H, d", [("D4", "A1+E1", 2, 2), ("C4", "A + E1", 2, 2), ("S3", "[3] + 2x[2,1]", 3, 1)])
+def test_host_slots_are_kept_per_problem_and_price(G, V, H, d):  # noqa: ANN001
+    """`host_slots` keeps the slots of a demand value per problem (they depend on K̄ and P
+    only); the problem priced by attention cost shares the problem's memo but not its slots
+    (their unit costs are the price's): each equals the slots listed afresh, whichever is
+    asked first, and the head limit is part of the key."""
+    from eqattn.optimize.hosts import _host_slots
+
+    def fields(slots):  # noqa: ANN001, ANN202
+        return [(s.K.id, s.a, s.unit_cost.tolist(), s.img.tolist(), s.unit.tolist()) for s in slots]
+
+    p = Problem.create(G, V, H, d)
+    q = p.priced("attention_cost")
+    space = ScenarioSpace(p)
+    h = hosting(p)
+    values = space.values[:20]
+    assert values
+    differ = False
+    for first, second in ((p, q), (q, p)):
+        for v in values:
+            for mh in (None, 2):
+                a = host_slots(first, h, v, mh)
+                assert host_slots(first, h, v, mh) is a  # kept
+                assert fields(a) == fields(_host_slots(first, h, v, mh))
+                b = host_slots(second, h, v, mh)
+                assert fields(b) == fields(_host_slots(second, h, v, mh))
+                differ = differ or fields(a) != fields(b)
+        p, q = Problem.create(G, V, H, d), None
+        q = p.priced("attention_cost")
+        h = hosting(p)
+    assert differ  # (the prices' unit costs differ on these problems; on m x regular they would not: B1)
