@@ -8,7 +8,6 @@ optimiser chooses. `TypeTable` holds the hosts of every head type for every dema
 
 from __future__ import annotations
 
-import time
 from collections import defaultdict
 from dataclasses import dataclass
 
@@ -16,7 +15,6 @@ import numpy as np
 
 from ..attention import Problem
 from ..attention.hosting import Hosting
-from ..errors import LimitError
 from .separation import ScenarioSpace, Separation
 
 MAX_TYPES = 10000  # orbit types (K', W) in one program
@@ -77,7 +75,6 @@ class TypeTable:
         self._Wm = {sub: np.array([self.arrays[t][1] for t in ids]) for sub, ids in self._by_sub.items()}
         self._hostable: np.ndarray | None = None
         self._columns: dict[int, list] = {}
-        self.setup_deadline: float | None = None  # LimitError when hostable() runs past it
 
     def __len__(self) -> int:
         return len(self.types)
@@ -146,12 +143,6 @@ class TypeTable:
             return self._hostable
         out = np.zeros((nv, len(self.types)), dtype=bool)
         for v in range(nv):
-            if self.setup_deadline is not None and time.perf_counter() > self.setup_deadline:
-                raise LimitError(
-                    "heads",
-                    f"setting up the program ({len(self.types)} head representations x {nv} demand values) "
-                    "takes longer than the time limit allows (use fewer heads, a smaller head dimension or a smaller V)",
-                )
             for sub, ids in self._by_sub.items():
                 out[v, ids] = self.good(sub, v).any(axis=1)
         self._hostable = out

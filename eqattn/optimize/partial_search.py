@@ -135,11 +135,13 @@ class _Runner:
         self.conflicts: list[frozenset[int]] = []  # sets of clusterings no design within the limits covers (proven)
         self.refuted_parts: list[Part] = []  # parts no design within the limits covers (B4c)
         self.tried_parts: set[Part] = set()  # parts searched so far (each once)
-        self.columns = ColumnPool()  # the types of the LP bounds so far: the next ones start from them
-        # the scenario bounds of the demand values met so far (the searches' own catalogues repeat them)
-        self.bounds = DemandBounds(problem, limits.for_engines().max_heads, budget.work_limit is not None)
-        # ... and the hosting classes the searches' checkers listed (they check the same designs)
-        self.shared = Shared(self.columns, self.bounds, HostingMemo(problem))
+        # what the searches (and the cheap bounds) share: the types of the LP bounds so far (the
+        # next ones start from them), the scenario bounds of the demand values met so far (the
+        # searches' own catalogues repeat them), the hosting classes the checkers listed (they
+        # check the same designs)
+        self.shared = Shared(
+            ColumnPool(), DemandBounds(problem, limits.for_engines().max_heads, budget.work_limit is not None), HostingMemo(problem),
+        )
 
     def out(self, until: float, work: int | None = None) -> bool:
         """Past `until` or out of work (the phase's `work`, or the call's): the call's
@@ -307,7 +309,7 @@ class _Runner:
         cat = DemandCatalogue(self.problem)
         h = hosting(self.problem)
         sb = ScenarioBound(self.problem, h, cat.values, self.limits.for_engines().max_heads, self.threads,
-                           deterministic=self.budget.work_limit is not None, shared=self.bounds)
+                           deterministic=self.budget.work_limit is not None, shared=self.shared.demand_bounds)
         chk = SymbolicChecker(self.problem, Design(self.problem, ()), shortfalls=False, memo=self.shared.hosting)
         trivial, bound, refuted = set(), {}, {}
         for c in self.cl:
@@ -341,9 +343,9 @@ class _Runner:
             problem, objective = measured(self.problem, measure)
             heads_row = eng.max_heads if measure == "shortfall" else None
             kind = lp_kind(problem, objective, heads_row, head_dim)
-            res = lp_bound(problem, h, cat.values, [key], self.columns.start(kind), until, heads_row,
+            res = lp_bound(problem, h, cat.values, [key], self.shared.columns.start(kind), until, heads_row,
                            head_dim, self.threads, objective=objective, work_limit=work)
-            self.columns.add(kind, res.support)
+            self.shared.columns.add(kind, res.support)
             self.usage.add_lp(res.work)
             if (res.converged and res.value > SHORTFALL_EPS) if measure == "shortfall" else res.units > limit:
                 return True

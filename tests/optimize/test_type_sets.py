@@ -78,3 +78,36 @@ def test_a_problem_past_the_type_limit_is_refused_before_any_type_is_made(monkey
     assert e.value.field == "rep" and f"{n} capped types" in e.value.message and made == []
     assert len(design_types(p, space, h, p.vanilla_params, max_types=n).types) == n
     assert len(design_types(p, space, h, p.vanilla_params).types) == n and len(made) == 2 * n
+
+
+def test_a_setup_past_its_deadline_is_refused_with_the_heads_line():
+    """`design_types` past `setup_deadline` (the enumerated engine's set-up share): the
+    user-facing "heads" refusal naming the types and demand values, before any type is made."""
+    import time
+
+    p = Problem.create("C4", "2xregular", 4, 2)
+    space = ScenarioSpace(p)
+    with pytest.raises(LimitError) as e:
+        design_types(p, space, hosting(p), p.vanilla_params, setup_deadline=time.perf_counter() - 1)
+    assert e.value.field == "heads"
+    assert f"x {len(space.values)} demand values) takes longer than the time limit allows" in e.value.message
+
+
+def test_the_capped_round_asks_for_no_table_once_pricing_comes_first(monkeypatch):
+    """`CappedTypesRound` with "price first" decided (and not the full program) goes to the
+    restricted rounds without listing the capped types (it used to build the table, then
+    refuse it)."""
+    from eqattn.optimize.budget import Budget
+    from eqattn.optimize.rounds import capped
+    from eqattn.optimize.search import new_state
+
+    p = Problem.create("C4", "2xregular", 4, 2)
+    state = new_state(p, Budget.starting(30))
+    state.price_first = True
+    monkeypatch.setattr(capped, "design_types", lambda *a, **k: pytest.fail("the table was listed"))
+    out = capped.CappedTypesRound().run(state)
+    assert out.action == "next" and state.restricted and state.table is None
+    state.full = True  # the program over every capped type: listed
+    monkeypatch.setattr(capped, "design_types", lambda *a, **k: "table")
+    capped.CappedTypesRound().run(state)
+    assert state.table == "table" and not state.restricted
