@@ -55,6 +55,7 @@ SHORT_EPS = 1e-6  # a shortfall at most this is "the key is met"
 SEPARATE_KEYS = 20  # keys joining the master per separation round at most
 WARM_ITERATIONS = 3000  # once a master solved afresh took this many simplex iterations, the masters are warm-started from the last round's basis
 DISAGGREGATE = True  # a key's slots share W in the pricing program (each its own copy z, Σ z ≤ W); a switch for the tests
+PRICE_HEURISTICS = False  # the pricing programs with HiGHS's primal heuristics (solver.NO_HEURISTICS; a switch for the benchmarks)
 FULL_PRICING = 4  # every this many exact pricing rounds price every subgroup (a certified bound); the others stop at the first improving subgroup
 
 def measured(problem: Problem, measure: str) -> tuple[Problem, str]:
@@ -227,7 +228,8 @@ def _price(
         spent[0] += relaxed.work
     if relaxed.status == "optimal" and relaxed.objective is not None and relaxed.objective - heads * lam - fixed <= EPS:
         return relaxed.objective - heads * lam - fixed, None, True
-    sol = solver.solve_linear(cost, lb, ub, rows, integer, maximize=True, time_limit=time_limit, threads=threads, node_limit=node_limit)
+    sol = solver.solve_linear(cost, lb, ub, rows, integer, maximize=True, time_limit=time_limit, threads=threads, node_limit=node_limit,
+                              heuristics=PRICE_HEURISTICS)
     if spent is not None:
         spent[0] += sol.work
     if sol.status == "infeasible":  # (W = 0 is always feasible)

@@ -399,7 +399,10 @@ def seed_for(
         columns = lp.columns
         active = set(lp.active)
         cert = lp.certificate  # (its positions: into the keys it was computed over, a prefix of res.keys)
-        if cert is not None:
-            active |= {s for s, _, _, _ in cert.mu}
+    carried = res.seed_certificate  # (its own seed's, carried to its keys: a certificate over them as well, O16c)
+    if carried is not None and (cert is None or carried.value(res.values, res.keys, None) > cert.value(res.values, res.keys, None)):
+        cert = carried
+    if cert is not None:
+        active |= {s for s, _, _, _ in cert.mu}
     log.debug("seed H = %d: %s, %s units, lower %d, %d keys", sub.heads, res.status, None if res.design is None else res.design.params // 4, res.lower_units, len(res.keys))
     return Seed(k, res.design, res.demand_keys(), tuple(sorted(active)), tuple(columns), cert)

@@ -127,6 +127,16 @@ def _pool_threads(threads: int | None) -> int:
         return PROCESS.get("highs_pool_threads", lambda: int(threads or 0))
 
 
+NO_HEURISTICS = (  # HiGHS's MIP options that turn its primal heuristics off (`solve_linear(heuristics=False)`)
+    ("mip_heuristic_effort", 0.0),
+    ("mip_heuristic_run_feasibility_jump", False),
+    ("mip_heuristic_run_rins", False),
+    ("mip_heuristic_run_rens", False),
+    ("mip_heuristic_run_root_reduced_cost", False),
+)
+SIMPLEX_DUAL, SIMPLEX_PRIMAL = 1, 4  # HiGHS's simplex_strategy values
+PRIMAL_WARM = True  # `GrowingLP.solve` from a basis still primal feasible by the primal simplex (a switch for the benchmarks)
+FEASIBLE_TOL = 1e-9  # a row joining a GrowingLP keeps its last optimum feasible when that optimum meets it within this
 _REUSED = threading.local()  # one Highs object per thread for the one-shot solves (`_configured_highs(reuse=True)`)
 
 
@@ -291,9 +301,15 @@ def solve_linear(
     time_limit: float | None = None,
     threads: int | None = None,
     node_limit: int | None = None,
+    heuristics: bool = True,
 ) -> LinearSolution:
     """A linear (or mixed-integer, where `integer` says) program with real data, by HiGHS:
     the LP bound of the optimiser (lp_bound.py) needs row duals and real coefficients.
+    `heuristics=False`: a MIP without HiGHS's primal heuristics (`NO_HEURISTICS`: RINS,
+    RENS, feasibility jump, the root's reduced-cost heuristic). They only look for good
+    solutions; the optimum and its proven bound are the tree search's either way. The
+    pricing programs, whose optimum is mostly W = 0 or found at the root, solve in half the
+    time without them (theory-scale O11).
 
         >>> s = solve_linear([1.0, 1.0], [0, 0], [np.inf, np.inf], [([0, 1], [1.0, 2.0], 2.0, np.inf)])
         >>> round(s.objective, 6), [round(float(y), 6) for y in s.row_duals]
@@ -309,6 +325,9 @@ def solve_linear(
         h.setOptionValue("mip_abs_gap", 1e-7)
         if node_limit is not None:
             h.setOptionValue("mip_max_nodes", max(int(node_limit), 1))
+        if not heuristics:
+            for name, value in NO_HEURISTICS:
+                h.setOptionValue(name, value)
     h.passModel(_highs_lp(cost, lb, ub, rows, integer, maximize))
     worst = float("inf") if maximize else -float("inf")
     if h.run() == highspy.HighsStatus.kError:
@@ -340,8 +359,11 @@ class GrowingLP:
     grown between solves by rows (`add_rows`, over the columns so far) and columns
     (`add_cols`, over the rows so far); each `solve` starts from the last optimal basis (new
     columns nonbasic at their bound, new rows basic), so a column or row generation loop
-    pays a few simplex pivots per round where a fresh solve pays them all. The answer is the
-    LP's optimum either way; a degenerate LP may give other optimal duals than a fresh solve.
+    pays a few simplex pivots per round where a fresh solve pays them all. While the last
+    optimum stays feasible (columns joined, at 0, and rows it meets: a column generation
+    round) the next solve runs the primal simplex from that basis, else the dual simplex
+    (rows it violates joined: a row generation round). The answer is the LP's optimum either
+    way; a degenerate LP may give other optimal duals than a fresh solve.
 
         >>> lp = GrowingLP()
         >>> lp.add_rows([2.0], [np.inf], [([], [])])             # x0 + 2 x1 >= 2, no column yet
@@ -364,6 +386,7 @@ class GrowingLP:
         self.num_rows = 0
         self.num_cols = 0
         self.fresh_solves = 0  # solves that fell back to a fresh start (a failure from the last basis)
+        self._x: np.ndarray | None = None  # the last optimum's values while it is still feasible (then the next solve is primal)
 
     @staticmethod
     def _packed(entries: list[tuple[list[int], list[float]]]) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
@@ -387,6 +410,10 @@ class GrowingLP:
         if self._h.addRows(len(lo), np.maximum(np.asarray(lo, dtype=float), -inf), np.minimum(np.asarray(hi, dtype=float), inf),
                            nnz, starts, index, value) == highspy.HighsStatus.kError:
             raise RuntimeError(f"internal error: HiGHS refused {len(lo)} rows over {self.num_cols} columns")
+        if self._x is not None:
+            act = np.array([float(np.dot(self._x[np.asarray(idx, dtype=np.int64)], coef)) if idx else 0.0 for idx, coef in entries])
+            if not ((act >= np.asarray(lo, dtype=float) - FEASIBLE_TOL).all() and (act <= np.asarray(hi, dtype=float) + FEASIBLE_TOL).all()):
+                self._x = None
         first, self.num_rows = self.num_rows, self.num_rows + len(lo)
         return list(range(first, self.num_rows))
 
@@ -401,6 +428,8 @@ class GrowingLP:
         if self._h.addCols(len(cost), np.asarray(cost, dtype=float), np.maximum(np.asarray(lb, dtype=float), -inf),
                            np.minimum(np.asarray(ub, dtype=float), inf), nnz, starts, index, value) == highspy.HighsStatus.kError:
             raise RuntimeError(f"internal error: HiGHS refused {len(cost)} columns over {self.num_rows} rows")
+        if self._x is not None:  # (a new column starts nonbasic at its lower bound: the rows' activities stay as they were at 0)
+            self._x = np.concatenate([self._x, np.zeros(len(cost))]) if (np.asarray(lb, dtype=float) == 0.0).all() else None
         first, self.num_cols = self.num_cols, self.num_cols + len(cost)
         return list(range(first, self.num_cols))
 
@@ -415,12 +444,18 @@ class GrowingLP:
         S = highspy.HighsModelStatus
         t0 = time.perf_counter()
         work = 0
+        # from a basis still primal feasible (only columns, and rows the last optimum meets,
+        # joined since), the primal simplex: the dual simplex would first have to repair the
+        # dual infeasibility the new columns bring, which cost it thousands of pivots a round
+        h.setOptionValue("simplex_strategy", SIMPLEX_PRIMAL if self._x is not None and PRIMAL_WARM else SIMPLEX_DUAL)
+        self._x = None
         for fresh in (False, True):
             left = None if time_limit is None else float(time_limit) - (time.perf_counter() - t0)
             h.setOptionValue("time_limit", max(float(h.getRunTime()) + left, 0.01) if left is not None else highspy.kHighsInf)
             if fresh:  # (the dual simplex can fail from a basis that badly scaled costs make hard: solve afresh)
                 self.fresh_solves += 1
                 h.clearSolver()
+                h.setOptionValue("simplex_strategy", SIMPLEX_DUAL)
             ran = h.run()
             work += max(0, int(h.getInfo().simplex_iteration_count))
             if ran != highspy.HighsStatus.kError and h.getModelStatus() in (S.kOptimal, S.kInfeasible, S.kTimeLimit):
@@ -434,7 +469,8 @@ class GrowingLP:
         if st == S.kOptimal and info.primal_solution_status == 2:
             obj = float(info.objective_function_value)
             duals = np.asarray(sol.row_dual, dtype=float) if sol.dual_valid else None
-            return LinearSolution("optimal", obj, obj, np.asarray(sol.col_value, dtype=float), duals, None, work)
+            self._x = np.asarray(sol.col_value, dtype=float)
+            return LinearSolution("optimal", obj, obj, self._x.copy(), duals, None, work)
         if st == S.kInfeasible:
             return LinearSolution("infeasible", None, float("inf"), None, None, None, work)
         return LinearSolution("unknown", None, -float("inf"), None, None, None, work)

@@ -306,3 +306,35 @@ def test_a_smaller_problem_proven_once_in_a_call_is_not_searched_again(caplog):
     assert proven.status == "optimal" and fresh.get(small, ss.ComputeLimits()) is None
     fresh.put(small, ss.ComputeLimits(), proven)
     assert fresh.get(small, ss.ComputeLimits()) is proven and fresh.get(small, ss.ComputeLimits(max_head_dim=1)) is None
+
+
+def test_a_seed_proven_by_its_own_seeds_certificate_hands_that_certificate_on():
+    """A search proven by the certificate its own seed carried to it (O16c) may run no LP
+    bound of its own; `seed_for` then hands on the carried certificate (a certificate over
+    its keys as well), and of two the one proving more: the chain H → 2H → 4H keeps proving
+    at once (C8 8×regular H = 16 d = 4 lost its note when its H = 8 search took that path)."""
+    import dataclasses
+
+    p = Problem.create("C8", "8xregular", 16, 4)
+    sub = sub_problem(p, split_factor(p))
+    proven = search(sub, Budget.starting(60))
+    assert proven.status == "optimal" and proven.best_lp is not None and proven.best_lp[1].certificate is not None
+    cert = proven.best_lp[1].certificate
+    value = cert.value(proven.values, proven.keys, None)
+    weaker = dataclasses.replace(cert, theta=cert.theta * 2)
+    cases = [
+        (dataclasses.replace(proven, best_lp=None, seed_certificate=cert), cert),  # no LP of its own: the carried one
+        (dataclasses.replace(proven, seed_certificate=weaker), cert),  # the LP's proves more
+        (dataclasses.replace(proven, best_lp=(proven.best_lp[0], dataclasses.replace(proven.best_lp[1], certificate=weaker)),
+                             seed_certificate=cert), cert),  # the carried one proves more
+        (dataclasses.replace(proven, best_lp=None), None),
+    ]
+    for res, want in cases:
+        memo = ss.SubSearches()
+        memo.put(sub, ss.ComputeLimits(), res)
+        b = Budget.starting(60)
+        seed = seed_for(p, b, b.hard_end, memo=memo)
+        assert seed.certificate is want
+        if want is not None:
+            assert {s for s, _, _, _ in want.mu} <= set(seed.active)
+            assert math.isclose(want.value(proven.values, proven.keys, None), value)

@@ -99,6 +99,90 @@ def test_a_grown_program_has_the_optimum_of_the_same_program_built_at_once():
             assert abs(sum(r[2] * yr for r, yr in zip(rows, y)) - whole.objective) <= 1e-6 * max(1.0, whole.objective)
 
 
+def test_a_grown_program_is_solved_by_the_primal_simplex_while_its_last_optimum_stays_feasible():
+    """`GrowingLP.solve` runs the primal simplex from the last basis exactly when the last
+    solve was optimal and what joined since keeps its optimum feasible: columns at 0, and
+    rows that optimum meets (a column generation round); the dual simplex when a row it
+    violates joined (a row generation round) or there is no optimum to start from. The
+    master of the LP bound adds a type's link rows (met at 0) with each type: with the dual
+    simplex those rounds cost thousands of pivots each (S4xC2 10×regular H8 d60)."""
+    import random
+
+    import numpy as np
+
+    chosen = {solver.SIMPLEX_PRIMAL: 0, solver.SIMPLEX_DUAL: 0}
+    for seed in range(12):
+        rng = random.Random(seed)
+        lp, rows, cols = solver.GrowingLP(), [], []
+        lp.add_cols([1000.0] * 3, [0.0] * 3, [np.inf] * 3, [([], [])] * 3)
+        cols.extend([1000.0] * 3)
+        x = None  # the last optimum, extended by 0 for the columns that joined since
+        for _ in range(12):
+            n_rows, n_cols = len(rows), len(cols)
+            if x is not None and rng.random() < 0.3:  # rows the last optimum meets
+                idx = sorted(rng.sample(range(len(cols)), min(len(cols), 2)))
+                coef = [1.0] * len(idx)
+                act = float(sum(x[i] for i in idx))
+                lp.add_rows([act - 1.0], [act + 1.0], [(idx, coef)])
+                rows.append((idx, coef, act - 1.0, act + 1.0))
+            else:
+                _random_step(rng, lp, rows, cols)
+            if x is not None:
+                x = np.concatenate([x, np.zeros(len(cols) - n_cols)])
+                met = all(r[2] - 1e-9 <= float(sum(x[i] * a for i, a in zip(r[0], r[1]))) <= r[3] + 1e-9 for r in rows[n_rows:])
+            want = solver.SIMPLEX_PRIMAL if x is not None and met else solver.SIMPLEX_DUAL
+            s = lp.solve()
+            assert lp._h.getOptionValue("simplex_strategy")[1] == want, seed
+            chosen[want] += 1
+            x = np.array(s.values) if s.status == "optimal" else None
+    assert min(chosen.values()) >= 10  # (both kinds of round occur)
+
+
+def test_a_mip_without_primal_heuristics_has_the_same_optimum_and_bound():
+    """`solve_linear(..., heuristics=False)` (the LP bound's pricing programs) sets
+    `NO_HEURISTICS` on the solve and nothing else: the optimum and the proven bound are
+    those with HiGHS's heuristics, and the next solve on the reused object has them again."""
+    import numpy as np
+
+    for n in (6, 11, 14):
+        cost = [float(i + 1) for i in range(n)]
+        rows = [(list(range(n)), [float(2 * i + 3) for i in range(n)], -np.inf, float(4 * n))]
+        args = (cost, [0.0] * n, [1.0] * n, rows, [True] * n)
+        on = solver.solve_linear(*args, maximize=True)
+        off = solver.solve_linear(*args, maximize=True, heuristics=False)
+        h = solver._REUSED.h
+        assert all(h.getOptionValue(name)[1] == value for name, value in solver.NO_HEURISTICS)
+        assert (off.status, round(off.objective, 9), round(off.bound, 9)) == (on.status, round(on.objective, 9), round(on.bound, 9)) == (
+            "optimal", round(on.objective, 9), round(on.objective, 9))
+        solver.solve_linear(*args, maximize=True)
+        assert h.getOptionValue("mip_heuristic_run_rins")[1] is True
+    assert {name for name, value in solver.NO_HEURISTICS if value in (False, 0.0)} >= {
+        "mip_heuristic_run_rins", "mip_heuristic_run_rens", "mip_heuristic_run_feasibility_jump"}
+
+
+def test_the_pricing_programs_run_without_primal_heuristics(monkeypatch):
+    """The LP bound's pricing programs (past `PRICE_ENUMERATE` types on a subgroup) are the
+    MIPs solved without HiGHS's primal heuristics (`PRICE_HEURISTICS`)."""
+    from eqattn.attention import Problem
+    from eqattn.attention.hosting import hosting
+    from eqattn.optimize import lp_bound as L
+    from eqattn.optimize.separation import ScenarioSpace
+
+    seen = []
+    plain = solver.solve_linear
+
+    def spy(*a, **k):  # noqa: ANN002, ANN003, ANN202
+        if len(a) > 4 and a[4] is not None and any(a[4]):
+            seen.append(k.get("heuristics", True))
+        return plain(*a, **k)
+
+    monkeypatch.setattr(L.solver, "solve_linear", spy)
+    p = Problem.create("C4", "32xregular", 2, 8)
+    space = ScenarioSpace(p)
+    res = L.lp_bound(p, hosting(p), space.values, space.initial_keys(), start=())
+    assert res.converged and seen and not any(seen)
+
+
 def test_a_failed_warm_solve_is_solved_afresh():
     """When HiGHS fails from the last basis (seen: the dual simplex's ratio test with costs
     from 2e3 to 2e9), `GrowingLP.solve` solves once more from no basis and counts it."""

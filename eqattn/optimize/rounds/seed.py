@@ -29,6 +29,7 @@ def plant_seed(state: SearchState, seed: Seed) -> None:
         cert = multiply_certificate(seed.certificate, seed.keys, seed.k, problem.V, cat.intern, index)
         if cert is not None:
             state.seed_lower = int(math.ceil(cert.value(cat.values, state.keys, None) - 1e-6))
+            state.seed_certificate = cert
             state.lower = max(state.lower, state.seed_lower)
     mine = {at[i] for i in seed.active}
     state.lp_active = tuple(sorted(set(state.lp_active) | mine))  # (with the parity split's lifted keys, O21d)

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from ..bounds import ScenarioBound
     from ..column_pool import ColumnPool
     from ..lp_bound import LPBound
+    from ..lp_duals import Certificate
     from ..multiples import Seed
     from ..solver import Model, Solution
     from ..head_types import TypeTable
@@ -81,6 +82,7 @@ class SearchResult:
     induced: tuple[str, int] | None = None  # (subgroup, parameters) of the design induced from an index-2 subgroup, when it became the incumbent (O20)
     seed_lower: int | None = None  # units: the seed's LP certificate carried to its repeated keys proved this (O16c)
     parity: tuple[str, int] | None = None  # (subgroup A, units): the two searches of the parity split proved this together (O21)
+    seed_certificate: "Certificate | None" = None  # the seed's LP certificate carried to this search's keys (O16c; positions into keys)
 
     def demand_keys(self) -> tuple[tuple[Demand, ...], ...]:
         """The scenario keys as demand tuples (self-contained: no catalogue needed), for a
@@ -186,6 +188,7 @@ class SearchState:
     rounded_check_s: float = 0.0  # the longest symbolic check of a rounded LP design so far (rounded.py)
     seed: "Seed | None" = None
     seed_lower: int | None = None  # units: the seed's LP certificate carried to its repeated keys (O16c)
+    seed_certificate: "Certificate | None" = None  # that certificate (positions into keys)
     induced: tuple[str, int] | None = None  # (subgroup, parameters): the induced design became the incumbent (O20)
     parity: tuple[str, int] | None = None  # (subgroup A, units): the parity split's two searches proved this (O21)
     # this pass
@@ -274,7 +277,7 @@ class SearchState:
             status, design, int(lower or 0), self.rounds, len(self.keys), self.n_types, stopped, tuple(self.keys),
             tuple(self.catalogue.values), self.best_lp, tuple(self.fixed_programs), self.best_check_s, self.seed,
             self.oracle.unchecked, self.usage, self.reason if (stopped or status == "infeasible") else None, self.induced,
-            self.seed_lower, self.parity,
+            self.seed_lower, self.parity, self.seed_certificate,
         )
 
     def optimal(self) -> Outcome:
