@@ -410,8 +410,8 @@ class GrowingLP:
         if self._h.addRows(len(lo), np.maximum(np.asarray(lo, dtype=float), -inf), np.minimum(np.asarray(hi, dtype=float), inf),
                            nnz, starts, index, value) == highspy.HighsStatus.kError:
             raise RuntimeError(f"internal error: HiGHS refused {len(lo)} rows over {self.num_cols} columns")
-        if self._x is not None:
-            act = np.array([float(np.dot(self._x[np.asarray(idx, dtype=np.int64)], coef)) if idx else 0.0 for idx, coef in entries])
+        if self._x is not None:  # (the rows' activities at the last optimum, from the packed entries)
+            act = np.bincount(np.repeat(np.arange(len(lo)), np.diff(np.append(starts, nnz))), self._x[index] * value, len(lo))
             if not ((act >= np.asarray(lo, dtype=float) - FEASIBLE_TOL).all() and (act <= np.asarray(hi, dtype=float) + FEASIBLE_TOL).all()):
                 self._x = None
         first, self.num_rows = self.num_rows, self.num_rows + len(lo)
@@ -469,8 +469,8 @@ class GrowingLP:
         if st == S.kOptimal and info.primal_solution_status == 2:
             obj = float(info.objective_function_value)
             duals = np.asarray(sol.row_dual, dtype=float) if sol.dual_valid else None
-            self._x = np.asarray(sol.col_value, dtype=float)
-            return LinearSolution("optimal", obj, obj, self._x.copy(), duals, None, work)
+            self._x = np.asarray(sol.col_value, dtype=float)  # (never changed in place: joining columns makes a new array)
+            return LinearSolution("optimal", obj, obj, self._x, duals, None, work)
         if st == S.kInfeasible:
             return LinearSolution("infeasible", None, float("inf"), None, None, None, work)
         return LinearSolution("unknown", None, -float("inf"), None, None, None, work)

@@ -10,7 +10,6 @@ its orbits (lower bounds) until one covers or none is cheaper than the incumbent
 from __future__ import annotations
 
 import logging
-import math
 from collections import Counter
 
 from ...errors import LimitError
@@ -28,7 +27,6 @@ def plant_seed(state: SearchState, seed: Seed) -> None:
     if seed.certificate is not None and state.limits.max_heads is None:  # (a head limit: the smaller LP priced fewer types)
         cert = multiply_certificate(seed.certificate, seed.keys, seed.k, problem.V, cat.intern, index)
         if cert is not None:
-            state.seed_lower = int(math.ceil(cert.value(cat.values, state.keys, None) - 1e-6))
             state.seed_certificate = cert
             state.lower = max(state.lower, state.seed_lower)
     mine = {at[i] for i in seed.active}

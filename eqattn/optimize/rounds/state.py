@@ -57,6 +57,11 @@ def lp_reserve(span: float, lp_s: float | None) -> float:
     return share if lp_s is None else min(share, max(LP_RESERVE_MIN, LP_RESERVE * lp_s))
 
 
+def _certified(cert: "Certificate | None", values, keys) -> int | None:  # noqa: ANN001 - sequences of Demand / keys
+    """The units a certificate over `keys` proves (its value rounded up, as an LP bound's), or None."""
+    return None if cert is None else int(math.ceil(cert.value(values, keys, None) - 1e-6))
+
+
 @dataclass(frozen=True)
 class SearchResult:
     """What the symbolic search found: the answer, and what it met on the way (the keys and
@@ -80,9 +85,13 @@ class SearchResult:
     usage: Usage = field(default_factory=Usage)
     reason: str | None = None  # one line: why a limit or failure stopped it
     induced: tuple[str, int] | None = None  # (subgroup, parameters) of the design induced from an index-2 subgroup, when it became the incumbent (O20)
-    seed_lower: int | None = None  # units: the seed's LP certificate carried to its repeated keys proved this (O16c)
     parity: tuple[str, int] | None = None  # (subgroup A, units): the two searches of the parity split proved this together (O21)
     seed_certificate: "Certificate | None" = None  # the seed's LP certificate carried to this search's keys (O16c; positions into keys)
+
+    @property
+    def seed_lower(self) -> int | None:
+        """Units: what the seed's certificate carried to the keys proves (O16c); None without one."""
+        return _certified(self.seed_certificate, self.values, self.keys)
 
     def demand_keys(self) -> tuple[tuple[Demand, ...], ...]:
         """The scenario keys as demand tuples (self-contained: no catalogue needed), for a
@@ -187,8 +196,7 @@ class SearchState:
     rounded_last: bool = False
     rounded_check_s: float = 0.0  # the longest symbolic check of a rounded LP design so far (rounded.py)
     seed: "Seed | None" = None
-    seed_lower: int | None = None  # units: the seed's LP certificate carried to its repeated keys (O16c)
-    seed_certificate: "Certificate | None" = None  # that certificate (positions into keys)
+    seed_certificate: "Certificate | None" = None  # the seed's LP certificate carried to its repeated keys (O16c; positions into keys)
     induced: tuple[str, int] | None = None  # (subgroup, parameters): the induced design became the incumbent (O20)
     parity: tuple[str, int] | None = None  # (subgroup A, units): the parity split's two searches proved this (O21)
     # this pass
@@ -277,8 +285,13 @@ class SearchState:
             status, design, int(lower or 0), self.rounds, len(self.keys), self.n_types, stopped, tuple(self.keys),
             tuple(self.catalogue.values), self.best_lp, tuple(self.fixed_programs), self.best_check_s, self.seed,
             self.oracle.unchecked, self.usage, self.reason if (stopped or status == "infeasible") else None, self.induced,
-            self.seed_lower, self.parity, self.seed_certificate,
+            self.parity, self.seed_certificate,
         )
+
+    @property
+    def seed_lower(self) -> int | None:
+        """Units: what the seed's certificate carried to the keys proves (O16c); None without one."""
+        return _certified(self.seed_certificate, self.catalogue.values, self.keys)
 
     def optimal(self) -> Outcome:
         return done(self.result("optimal", self.best, self.best_units))
