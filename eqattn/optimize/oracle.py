@@ -37,6 +37,7 @@ from ..errors import LimitError
 from . import repair as greedy
 from .catalogue import DemandCatalogue
 from .coarsen import coarsen
+from . import sampled
 from .sampled import random_scenario
 
 ROUND_KEYS = 60  # counterexamples added per round at most (one per clustering)
@@ -155,19 +156,22 @@ class CounterexampleOracle:
         is decided by the exact assignment search on the design itself, so a key returned is a
         counterexample of the design; finding none proves nothing. The clusterings that
         failed before come first, then the others (those to cover; none past
-        MAX_CLUSTERINGS); `draws` per clustering and `total` in all at most, until the deadline."""
+        MAX_CLUSTERINGS); `draws` per clustering and `total` in all at most, until the deadline.
+        The passes alternate (`sampled.SAME_EVERY_OTHER`) between scenarios all the same per
+        orbit type, first, and independent options per orbit."""
         order = list(self._order(None))
         rng = random.Random(seed)
         search = DesignSearch(self.problem, design, reduce=False)
         out: list[Key] = []
         t = time.perf_counter()
         try:
-            for _ in range(draws):  # passes: one scenario of each clustering not yet failed
+            for i in range(draws):  # passes: one scenario of each clustering not yet failed
+                same = sampled.SAME_EVERY_OTHER and i % 2 == 0
                 for c in list(order):
                     if time.perf_counter() > deadline or len(out) >= limit or total <= 0:
                         return out
                     total -= 1
-                    demands = demands_of(self.problem, random_scenario(self.problem, c, rng))
+                    demands = demands_of(self.problem, random_scenario(self.problem, c, rng, same))
                     try:
                         if search.search.solve(demands) is not None:
                             continue

@@ -34,6 +34,7 @@ from ..reps import Rep
 from .catalogue import DemandCatalogue
 
 Key = tuple[int, ...]
+SAME_EVERY_OTHER = True  # every other draw all the same per orbit type (`random_scenario(same=True)`; off: independent draws only, for the benchmarks)
 TRIES = 8  # draws per key wanted at most (a clustering with few scenarios repeats its keys)
 
 
@@ -74,16 +75,34 @@ def random_option(problem: Problem, orbit: tuple[int, int], rng: random.Random) 
     return Option(orbit, a, b, kb, c, P, table.demand(K, b, kb, c))
 
 
-def random_scenario(problem: Problem, c: Clustering, rng: random.Random) -> tuple[Option, ...]:
+def random_scenario(problem: Problem, c: Clustering, rng: random.Random, same: bool = False) -> tuple[Option, ...]:
     """One scenario of the clustering (SPEC §4.3): a random option per orbit, in
-    `c.expanded()` order."""
-    return tuple(random_option(problem, o, rng) for o in c.expanded())
+    `c.expanded()` order. `same`: one random option per orbit *type* `(K, n)`, taken by every
+    orbit of that type (a scenario all the same: its demands repeat, and so ask one kind of
+    design orbit for as many hosts as the clustering has orbits of the type; independent
+    draws spread their demands over the design's types and seldom exhaust one).
+
+        >>> from eqattn.attention import Problem
+        >>> from eqattn.attention.clusterings import clusterings
+        >>> p = Problem.create("C4", "2xregular", 4, 1)
+        >>> c = next(c for c in clusterings(p) if len(c.expanded()) == 4 and len(set(c.expanded())) == 1)
+        >>> len({(o.a, o.b) for o in random_scenario(p, c, random.Random(3), same=True)})
+        1
+    """
+    if not same:
+        return tuple(random_option(problem, o, rng) for o in c.expanded())
+    pick: dict[tuple[int, int], Option] = {}
+    for o in c.expanded():
+        if o not in pick:
+            pick[o] = random_option(problem, o, rng)
+    return tuple(pick[o] for o in c.expanded())
 
 
 def sampled_keys(problem: Problem, catalogue: DemandCatalogue, clusterings: Sequence[Clustering], count: int,
                  seed: int = 0, known: frozenset[Key] | set[Key] = frozenset()) -> list[Key]:
     """Up to `count` distinct keys (sorted demand ids, demands with D = 0 left out) of random
-    scenarios of the clusterings, taken in turn, none of them in `known`."""
+    scenarios of the clusterings, taken in turn, none of them in `known`; every other pass
+    over the clusterings all the same per orbit type (SAME_EVERY_OTHER, `random_scenario`)."""
     rng = random.Random(seed)
     out: list[Key] = []
     seen = set(known)
@@ -93,7 +112,7 @@ def sampled_keys(problem: Problem, catalogue: DemandCatalogue, clusterings: Sequ
         if len(out) >= count:
             break
         c = clusterings[i % len(clusterings)]
-        key = catalogue.key_of(demands_of(problem, random_scenario(problem, c, rng)))
+        key = catalogue.key_of(demands_of(problem, random_scenario(problem, c, rng, SAME_EVERY_OTHER and (i // len(clusterings)) % 2 == 0)))
         if key and key not in seen:
             seen.add(key)
             out.append(key)

@@ -146,6 +146,40 @@ def test_node_limit_gives_up():
     assert fixed_types(p, space, h, keys, cert, 10**6, max_nodes=small) is None
 
 
+def test_the_type_limit_counts_only_the_types_that_host_a_demand(monkeypatch):
+    """Oh, 2×(vector + trivial), H2 d3, head dim <= 2, at twice the LP bound: 203 types are
+    within the slack and 33 of them host a demand of the keys. A program never uses a type
+    that hosts nothing, so `max_types` is a limit on the 33: it holds at 33 (the same table
+    and copy bounds as without a limit) and gives up at 32. (Before, the types were counted
+    before the hosting test, up to 3 × `max_types`: at 33 the 203 gave up. Oh, 64×(vector +
+    trivial), H8 d32, has 54 822 within its slack at the cost 12287 and 93 that host; the
+    fixing there proves the fewest heads at head dim <= 32, 384.)"""
+    from eqattn.optimize import fixing
+
+    p = Problem.create("Oh", "2xvector + 2xtrivial", 2, 3)
+    space = ScenarioSpace(p)
+    h = hosting(p)
+    keys = space.initial_keys()
+    lp = lp_bound(p, h, space.values, keys, start=())
+    cutoff = 2 * lp.units + 1
+    listed = []
+    real = fixing._hosting
+
+    def spy(problem, sp, hh, pending, types, bounds):  # noqa: ANN001, ANN202
+        listed.append(len(pending))
+        return real(problem, sp, hh, pending, types, bounds)
+
+    monkeypatch.setattr(fixing, "_hosting", spy)
+    table, bounds = fixed_types(p, space, h, keys, lp.certificate, cutoff, max_head_dim=2, max_types=10**6)
+    monkeypatch.undo()
+    assert (len(table), sum(listed)) == (33, 203)
+    assert table.hostable().any(axis=0).all()
+    at = fixed_types(p, space, h, keys, lp.certificate, cutoff, max_head_dim=2, max_types=33)
+    assert at is not None
+    assert [(t.sub, t.W) for t in at[0].types] == [(t.sub, t.W) for t in table.types] and at[1] == bounds
+    assert fixed_types(p, space, h, keys, lp.certificate, cutoff, max_head_dim=2, max_types=32) is None
+
+
 ATLAS_ROWS = [
     r for r in csv.DictReader(open(Path(__file__).parents[1] / "data" / "atlas_reference.csv"))
     if r["status"] == "optimal" and int(r["dim_v"]) >= 6 and int(r["H"]) >= 3
