@@ -81,7 +81,7 @@ SWITCHES = {
     "coarse": ("eqattn.optimize.rounds.program", "COARSE_FIRST"),
     "sampled": ("eqattn.optimize.rounds.program", "SAMPLED_CHECK"),
     "quick": ("eqattn.optimize.rounds.rounded", "QUICK_DRAWS"),
-    "same": ("eqattn.optimize.sampled", "SAME_EVERY_OTHER"),
+    "same": ("eqattn.optimize.oracle", "SAME_EVERY_OTHER"),
 }  # --baseline NAME sets this module constant to False
 
 

@@ -37,7 +37,6 @@ from ..errors import LimitError
 from . import repair as greedy
 from .catalogue import DemandCatalogue
 from .coarsen import coarsen
-from . import sampled
 from .sampled import random_scenario
 
 ROUND_KEYS = 60  # counterexamples added per round at most (one per clustering)
@@ -45,6 +44,7 @@ SHARED_MEMO = True  # the checkers of one search share the hosting classes they 
 ROUNDED_MULTISETS = 256  # a rounded LP design past the checker's limits is checked through a coarser one with at most this many
 SAMPLED_DRAWS = 1024  # random scenarios drawn per clustering at most when a design past the checker's limits is tested by drawing (O12b)
 SAMPLED_TOTAL = 20_000  # ... and in all (a fixed amount of work: under a work limit a drawing is not cut by the clock)
+SAME_EVERY_OTHER = True  # a drawing asked for `same` alternates with scenarios all the same per orbit type (O12b; off: independent draws only, for the benchmarks)
 
 Key = tuple[int, ...]
 
@@ -149,7 +149,7 @@ class CounterexampleOracle:
         return None, []
 
     def sampled_keys(self, design: Design, deadline: float, limit: int = ROUND_KEYS, seed: int = 0,
-                     draws: int = SAMPLED_DRAWS, total: int = SAMPLED_TOTAL) -> list[Key]:
+                     draws: int = SAMPLED_DRAWS, total: int = SAMPLED_TOTAL, same: bool = False) -> list[Key]:
         """Keys of random scenarios that `design` does not meet (theory-scale O12b), at most one
         per clustering (up to `limit`): for a design past the symbolic checker's limits, whose
         design above covers. Each drawn scenario (one random option per orbit, `sampled.py`)
@@ -157,8 +157,8 @@ class CounterexampleOracle:
         counterexample of the design; finding none proves nothing. The clusterings that
         failed before come first, then the others (those to cover; none past
         MAX_CLUSTERINGS); `draws` per clustering and `total` in all at most, until the deadline.
-        The passes alternate (`sampled.SAME_EVERY_OTHER`) between scenarios all the same per
-        orbit type, first, and independent options per orbit."""
+        With `same` (and SAME_EVERY_OTHER) the passes alternate between scenarios
+        all the same per orbit type, first, and independent options per orbit."""
         order = list(self._order(None))
         rng = random.Random(seed)
         search = DesignSearch(self.problem, design, reduce=False)
@@ -166,12 +166,12 @@ class CounterexampleOracle:
         t = time.perf_counter()
         try:
             for i in range(draws):  # passes: one scenario of each clustering not yet failed
-                same = sampled.SAME_EVERY_OTHER and i % 2 == 0
+                alike = same and SAME_EVERY_OTHER and i % 2 == 0
                 for c in list(order):
                     if time.perf_counter() > deadline or len(out) >= limit or total <= 0:
                         return out
                     total -= 1
-                    demands = demands_of(self.problem, random_scenario(self.problem, c, rng, same))
+                    demands = demands_of(self.problem, random_scenario(self.problem, c, rng, alike))
                     try:
                         if search.search.solve(demands) is not None:
                             continue

@@ -34,7 +34,6 @@ from ..reps import Rep
 from .catalogue import DemandCatalogue
 
 Key = tuple[int, ...]
-SAME_EVERY_OTHER = True  # every other draw all the same per orbit type (`random_scenario(same=True)`; off: independent draws only, for the benchmarks)
 TRIES = 8  # draws per key wanted at most (a clustering with few scenarios repeats its keys)
 
 
@@ -101,8 +100,7 @@ def random_scenario(problem: Problem, c: Clustering, rng: random.Random, same: b
 def sampled_keys(problem: Problem, catalogue: DemandCatalogue, clusterings: Sequence[Clustering], count: int,
                  seed: int = 0, known: frozenset[Key] | set[Key] = frozenset()) -> list[Key]:
     """Up to `count` distinct keys (sorted demand ids, demands with D = 0 left out) of random
-    scenarios of the clusterings, taken in turn, none of them in `known`; every other pass
-    over the clusterings all the same per orbit type (SAME_EVERY_OTHER, `random_scenario`)."""
+    scenarios of the clusterings, taken in turn, none of them in `known`."""
     rng = random.Random(seed)
     out: list[Key] = []
     seen = set(known)
@@ -112,7 +110,7 @@ def sampled_keys(problem: Problem, catalogue: DemandCatalogue, clusterings: Sequ
         if len(out) >= count:
             break
         c = clusterings[i % len(clusterings)]
-        key = catalogue.key_of(demands_of(problem, random_scenario(problem, c, rng, SAME_EVERY_OTHER and (i // len(clusterings)) % 2 == 0)))
+        key = catalogue.key_of(demands_of(problem, random_scenario(problem, c, rng)))
         if key and key not in seen:
             seen.add(key)
             out.append(key)

@@ -130,7 +130,7 @@ def test_scenarios_all_the_same_find_the_counterexample_that_exhausts_one_type(m
     import math
 
     from eqattn.attention import Design, check_coverage
-    from eqattn.optimize import sampled
+    from eqattn.optimize import oracle as oracle_mod
     from eqattn.optimize.oracle import CounterexampleOracle
 
     p = Problem.create("D4h", "vector + trivial", 4, 2)
@@ -139,14 +139,68 @@ def test_scenarios_all_the_same_find_the_counterexample_that_exhausts_one_type(m
     assert missed == {64}
 
     def found(same: bool) -> list[set]:
-        monkeypatch.setattr(sampled, "SAME_EVERY_OTHER", same)
+        monkeypatch.setattr(oracle_mod, "SAME_EVERY_OTHER", same)
         out = []
         for seed in range(5):
             oracle = CounterexampleOracle(p, DemandCatalogue(p))
-            keys = oracle.sampled_keys(d, math.inf, seed=seed, draws=8, total=10**6)
+            keys = oracle.sampled_keys(d, math.inf, seed=seed, draws=8, total=10**6, same=True)
             out.append({c.id for c in oracle.failing} if keys else set())
         return out
 
     with_same, without = found(True), found(False)
     assert with_same == [missed] * 5
     assert sum(bool(f) for f in without) <= 2
+
+
+
+def test_only_the_drawing_against_a_program_design_alternates_with_scenarios_all_the_same(monkeypatch):
+    """`oracle.sampled_keys(same=True)` (the program round's drawing, O12b) alternates its
+    passes between scenarios all the same per orbit type (first) and independent options;
+    without `same` (the LP design's quick draws) or with SAME_EVERY_OTHER off every draw is
+    independent."""
+    import math
+
+    from eqattn.attention import Design
+    from eqattn.optimize import oracle as oracle_mod
+    from eqattn.optimize.oracle import CounterexampleOracle
+
+    p = Problem.create("D4", "2xregular", 2, 2)
+    seen = []
+    real = oracle_mod.random_scenario
+
+    def spy(problem, c, rng, same=False):  # noqa: ANN001, ANN202
+        seen.append(same)
+        return real(problem, c, rng, same)
+
+    monkeypatch.setattr(oracle_mod, "random_scenario", spy)
+    regular = Design.regular(p)  # covers: every pass runs to the end
+
+    def passes(**kw) -> list[bool]:  # noqa: ANN003
+        seen.clear()
+        CounterexampleOracle(p, DemandCatalogue(p)).sampled_keys(regular, math.inf, draws=4, **kw)
+        n = len(clusterings(p))
+        assert len(seen) == 4 * n
+        return [seen[k * n] for k in range(4) if len(set(seen[k * n:(k + 1) * n])) == 1]
+
+    assert passes(same=True) == [True, False, True, False]
+    assert passes() == [False] * 4
+    monkeypatch.setattr(oracle_mod, "SAME_EVERY_OTHER", False)
+    assert passes(same=True) == [False] * 4
+    # the program round asks for it: S3, 2xregular, H3 d2 with the checker's multiset limit at
+    # 4 (its program designs past it, their designs above covering: O12b's drawing)
+    from eqattn.attention import dominance
+    from eqattn.optimize import oracle, search as search_module
+    from eqattn.optimize.search import search
+
+    asked = []
+    real_keys = CounterexampleOracle.sampled_keys
+
+    def keys_spy(self, design, deadline, *a, **kw):  # noqa: ANN001, ANN002, ANN003, ANN202
+        asked.append(kw.get("same", False))
+        return real_keys(self, design, deadline, *a, **kw)
+
+    monkeypatch.setattr(CounterexampleOracle, "sampled_keys", keys_spy)
+    for module in (dominance, oracle, search_module):
+        monkeypatch.setattr(module, "MAX_MULTISETS", 4)
+    search(Problem.create("S3", "2xregular", 3, 2), Budget.starting(60))
+    assert True in asked

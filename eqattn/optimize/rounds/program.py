@@ -184,7 +184,7 @@ class ProgramRound:
                     state.improve(coarse)
                     return AGAIN
                 if SAMPLED_CHECK:  # random scenarios decided on the design itself (O12b)
-                    new = state.oracle.sampled_keys(design, self._sampling_until(state), ROUND_KEYS, seed=state.rounds)
+                    new = state.oracle.sampled_keys(design, self._sampling_until(state), ROUND_KEYS, seed=state.rounds, same=True)
                     log.debug("round %d: %d drawn scenarios the design does not meet", state.rounds, len(new))
                 if not new:
                     if (out := self._checkable(state)) is not None:
