@@ -72,9 +72,8 @@ def fixed_types(
     wkeys = [tuple(keys[s]) for s in ckeys]
     mu = {(pos[s], j, g): m for s, j, g, m in cert.mu}
     slots = Slots(problem, h, values, wkeys, max_heads)
-    types: list[HeadType] = []
-    bounds: list[int | None] = []
-    pending: list[tuple[HeadType, int | None]] = []  # types not yet tested for hosting a demand
+    kept: list[tuple[HeadType, int | None]] = []  # (type, copy bound) of the types that host a demand
+    pending: list[tuple[HeadType, int | None]] = []  # ... and of those not yet tested for it
     nodes = 0
     if room < -tol:
         return TypeTable(problem, space, h, []), []
@@ -109,22 +108,19 @@ def fixed_types(
             pending.append((HeadType(K.id, tuple(int(x) for x in W), int(4 * (W @ uc)), K.index, int(W @ dims)),
                             None if r <= tol else int(math.floor((room + tol) / r))))
             if len(pending) >= max_types:
-                _hosting(problem, space, h, pending, types, bounds)
-                if len(types) > max_types:
+                kept += _hosting(problem, space, h, pending)
+                pending = []
+                if len(kept) > max_types:
                     return None
-    _hosting(problem, space, h, pending, types, bounds)
-    if len(types) > max_types:
+    kept += _hosting(problem, space, h, pending)
+    if len(kept) > max_types:
         return None
-    return TypeTable(problem, space, h, types), bounds
+    return TypeTable(problem, space, h, [t for t, _ in kept]), [b for _, b in kept]
 
 
-def _hosting(problem: Problem, space, h: Hosting, pending: list, types: list[HeadType], bounds: list) -> None:  # noqa: ANN001
-    """Move the `pending` (type, copy bound) pairs whose type hosts some demand value of
-    `space` to `types` and `bounds`; empty `pending`."""
-    if pending and space.values:
-        useful = TypeTable(problem, space, h, [t for t, _ in pending]).hostable().any(axis=0)
-        for (t, b), u in zip(pending, useful):
-            if u:
-                types.append(t)
-                bounds.append(b)
-    pending.clear()
+def _hosting(problem: Problem, space, h: Hosting, pairs: list[tuple[HeadType, int | None]]) -> list[tuple[HeadType, int | None]]:  # noqa: ANN001
+    """The (type, copy bound) pairs whose type hosts some demand value of `space`."""
+    if not pairs or not space.values:
+        return []
+    useful = TypeTable(problem, space, h, [t for t, _ in pairs]).hostable().any(axis=0)
+    return [pair for pair, u in zip(pairs, useful) if u]

@@ -165,9 +165,9 @@ def test_the_type_limit_counts_only_the_types_that_host_a_demand(monkeypatch):
     listed = []
     real = fixing._hosting
 
-    def spy(problem, sp, hh, pending, types, bounds):  # noqa: ANN001, ANN202
-        listed.append(len(pending))
-        return real(problem, sp, hh, pending, types, bounds)
+    def spy(problem, sp, hh, pairs):  # noqa: ANN001, ANN202
+        listed.append(len(pairs))
+        return real(problem, sp, hh, pairs)
 
     monkeypatch.setattr(fixing, "_hosting", spy)
     table, bounds = fixed_types(p, space, h, keys, lp.certificate, cutoff, max_head_dim=2, max_types=10**6)
