@@ -407,12 +407,12 @@ class GrowingLP:
             return []
         inf = highspy.kHighsInf
         nnz, starts, index, value = self._packed(entries)
-        if self._h.addRows(len(lo), np.maximum(np.asarray(lo, dtype=float), -inf), np.minimum(np.asarray(hi, dtype=float), inf),
-                           nnz, starts, index, value) == highspy.HighsStatus.kError:
+        lo_a, hi_a = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
+        if self._h.addRows(len(lo), np.maximum(lo_a, -inf), np.minimum(hi_a, inf), nnz, starts, index, value) == highspy.HighsStatus.kError:
             raise RuntimeError(f"internal error: HiGHS refused {len(lo)} rows over {self.num_cols} columns")
         if self._x is not None:  # (the rows' activities at the last optimum, from the packed entries)
             act = np.bincount(np.repeat(np.arange(len(lo)), np.diff(np.append(starts, nnz))), self._x[index] * value, len(lo))
-            if not ((act >= np.asarray(lo, dtype=float) - FEASIBLE_TOL).all() and (act <= np.asarray(hi, dtype=float) + FEASIBLE_TOL).all()):
+            if not ((act >= lo_a - FEASIBLE_TOL).all() and (act <= hi_a + FEASIBLE_TOL).all()):
                 self._x = None
         first, self.num_rows = self.num_rows, self.num_rows + len(lo)
         return list(range(first, self.num_rows))
@@ -425,11 +425,12 @@ class GrowingLP:
             return []
         inf = highspy.kHighsInf
         nnz, starts, index, value = self._packed(entries)
-        if self._h.addCols(len(cost), np.asarray(cost, dtype=float), np.maximum(np.asarray(lb, dtype=float), -inf),
+        lb_a = np.asarray(lb, dtype=float)
+        if self._h.addCols(len(cost), np.asarray(cost, dtype=float), np.maximum(lb_a, -inf),
                            np.minimum(np.asarray(ub, dtype=float), inf), nnz, starts, index, value) == highspy.HighsStatus.kError:
             raise RuntimeError(f"internal error: HiGHS refused {len(cost)} columns over {self.num_rows} rows")
         if self._x is not None:  # (a new column starts nonbasic at its lower bound: the rows' activities stay as they were at 0)
-            self._x = np.concatenate([self._x, np.zeros(len(cost))]) if (np.asarray(lb, dtype=float) == 0.0).all() else None
+            self._x = np.concatenate([self._x, np.zeros(len(cost))]) if (lb_a == 0.0).all() else None
         first, self.num_cols = self.num_cols, self.num_cols + len(cost)
         return list(range(first, self.num_cols))
 

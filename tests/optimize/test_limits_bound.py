@@ -315,6 +315,24 @@ def test_the_fewest_heads_of_d4h_vector_plus_trivial_are_proven_by_the_least_cos
     assert e.design.heads == 128 and all(o.head_dim <= 64 for o in e.design.orbits)
 
 
+def test_the_fewest_heads_of_oh_vector_plus_trivial_at_head_dim_32_are_the_regular_designs():
+    """Oh, 64×(vector + trivial), H8 d32 (the widening benchmark's last unproven row): the
+    least attention cost of a covering design with every head of dim <= 32 is the regular
+    design's 12288, proven by the fixed types' exact program (54 822 types within the slack
+    at 12287, 93 that host a demand; theory-scale O13) from the keys of the program round's
+    drawings (O12b); so every such design has >= 12288 / 32 = 384 = |G| H heads, and the
+    bisection from it answers 384, proven. Before, `cost_search` stopped at `12288 >= 12149`
+    (`type_limit`) and the row at `384 >= 352`."""
+    from eqattn.optimize.widening import cost_search
+
+    p = Problem.create("Oh", "64xvector + 64xtrivial", 8, 32)
+    e, _ = cost_search(p, 60, max_head_dim=32)
+    assert (e.value, e.status, e.lower_bound) == (12288, "optimal", 12288)
+    heads = heads_by_bisection(p, 20, 0, (), at_d=e)
+    assert (heads.value, heads.status, heads.lower_bound) == (384, "optimal", 384)
+    assert heads.design.heads == 384 and all(o.head_dim <= 32 for o in heads.design.orbits)
+
+
 def test_a_proven_least_cost_design_within_head_dim_d_is_not_searched_again(monkeypatch):
     """`fewest_heads` given the least-cost answer: when it is proven and its design has every
     head of dim <= d, it is the least cost at head dim <= d (c_d = c*), so `cost_search` is not
